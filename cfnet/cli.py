@@ -1,0 +1,53 @@
+"""The `cfnet` command: finds the sub-commands in `cfnet.commands` and dispatches to one."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from cfnet import __version__, commands
+
+
+def _command_modules() -> dict[str, ModuleType]:
+    """Every sub-command module, keyed by its command name (module name, `_` as `-`)."""
+    found = {}
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        found[info.name.replace("_", "-")] = module
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with one sub-parser per command module."""
+    parser = argparse.ArgumentParser(
+        prog="cfnet", description="Peer-to-peer Chicken Foot dominoes on your LAN."
+    )
+    parser.add_argument("--version", action="version", version=f"cfnet {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in _command_modules().items():
+        command = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "run"):
+        default = "play" if "play" in _command_modules() else None
+        if default is None:
+            parser.print_help()
+            return 2
+        args = parser.parse_args([default, *(argv or sys.argv[1:])])
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

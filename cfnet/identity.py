@@ -1,0 +1,92 @@
+"""A peer's long-lived Ed25519 identity key, its storage and its printable fingerprint."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+PUBLIC_KEY_BYTES = 32
+SIGNATURE_BYTES = 64
+
+
+class IdentityError(ValueError):
+    """A key file or public key that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """An Ed25519 signing key; `public` is its 32-byte raw public key."""
+
+    private: Ed25519PrivateKey
+
+    @classmethod
+    def generate(cls) -> Identity:
+        """A fresh key from the operating system's random source."""
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_seed(cls, seed: bytes) -> Identity:
+        """The key with this 32-byte private seed (for tests and test vectors)."""
+        return cls(Ed25519PrivateKey.from_private_bytes(seed))
+
+    @classmethod
+    def load_or_create(cls, path: Path) -> Identity:
+        """The key stored at `path`, creating it (mode 0600) on first use."""
+        if path.exists():
+            data = path.read_bytes()
+            if len(data) != 32:
+                raise IdentityError(f"{path} is not a cfnet identity key (expected 32 bytes)")
+            return cls.from_seed(data)
+        identity = cls.generate()
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(identity.seed)
+        return identity
+
+    @property
+    def seed(self) -> bytes:
+        return self.private.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+
+    @property
+    def public(self) -> bytes:
+        return self.private.public_key().public_bytes(
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.public)
+
+    def sign(self, data: bytes) -> bytes:
+        """The 64-byte Ed25519 signature of `data`."""
+        return self.private.sign(data)
+
+
+def verify_signature(public: bytes, data: bytes, signature: bytes) -> bool:
+    """Whether `signature` is `public`'s valid Ed25519 signature of exactly `data`."""
+    if len(public) != PUBLIC_KEY_BYTES or len(signature) != SIGNATURE_BYTES:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def fingerprint(public: bytes) -> str:
+    """A short printable name for a public key: `ab3f-9k2c-...` (base32 of SHA-256, 16 chars)."""
+    digest = base64.b32encode(hashlib.sha256(b"cfnet/v1/fingerprint" + public).digest())
+    text = digest.decode("ascii").lower()[:16]
+    return "-".join(text[i : i + 4] for i in range(0, 16, 4))

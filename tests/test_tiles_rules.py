@@ -1,0 +1,50 @@
+"""The tile set and the rule options."""
+
+import pytest
+
+from cfnet.rules import RuleOptionError, RuleOptions, hand_size, round_double, yard_floor
+from cfnet.tiles import ALL_TILES, Tile, TileParseError, double
+
+
+def test_double_nine_set_has_55_distinct_tiles_with_stable_indexes() -> None:
+    assert len(set(ALL_TILES)) == 55
+    assert all(Tile.from_index(t.index) == t for t in ALL_TILES)
+    assert sum(t.is_double for t in ALL_TILES) == 10
+    assert double(9).value == 18 and double(0).value == 0
+
+
+@pytest.mark.parametrize("text", ["9-3", "3-9", "[9|3]", "9 3", "93", " 9-3 "])
+def test_tile_parse_accepts_the_usual_spellings(text: str) -> None:
+    assert Tile.parse(text) == Tile.of(3, 9)
+    assert str(Tile.parse(text)) == "[9|3]"
+
+
+@pytest.mark.parametrize("text", ["", "9", "10-3", "a-b", "9-3-1"])
+def test_tile_parse_rejects_junk_with_a_hint(text: str) -> None:
+    with pytest.raises(TileParseError, match="tile"):
+        Tile.parse(text)
+
+
+def test_each_number_is_on_ten_tiles() -> None:
+    for n in range(10):
+        assert sum(t.has(n) for t in ALL_TILES) == 10
+
+
+def test_hand_sizes_floor_and_round_doubles() -> None:
+    assert [hand_size(n) for n in range(2, 9)] == [21, 14, 11, 8, 7, 7 - 1, 5]
+    assert yard_floor(2) == 2 and all(yard_floor(n) == 1 for n in range(3, 9))
+    assert [round_double(r) for r in range(1, 11)] == list(range(9, -1, -1))
+
+
+def test_rule_options_parse_check_and_round_trip() -> None:
+    opts = RuleOptions().with_assignment("rounds=3").with_assignment("double_blank_50=on")
+    opts = opts.with_assignment("start_trains=6")
+    assert opts == RuleOptions(rounds=3, start_trains=6, double_blank_50=True)
+    assert RuleOptions.from_plain(opts.to_plain()) == opts
+    opts.check(4)
+    with pytest.raises(RuleOptionError, match="choose 7..8"):
+        opts.check(7)
+    with pytest.raises(RuleOptionError, match="not a rule option"):
+        RuleOptions().with_assignment("speed=3")
+    with pytest.raises(RuleOptionError, match="1..10"):
+        RuleOptions(rounds=11).check(2)
