@@ -31,7 +31,7 @@ def test_each_number_is_on_ten_tiles() -> None:
 
 
 def test_hand_sizes_floor_and_round_doubles() -> None:
-    assert [hand_size(n) for n in range(2, 9)] == [21, 14, 11, 8, 7, 7 - 1, 5]
+    assert [hand_size(n) for n in range(2, 9)] == [21, 14, 11, 8, 7, 6, 5]
     assert yard_floor(2) == 2 and all(yard_floor(n) == 1 for n in range(3, 9))
     assert [round_double(r) for r in range(1, 11)] == list(range(9, -1, -1))
 
