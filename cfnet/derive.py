@@ -1,0 +1,126 @@
+"""Domain-separated hashing for the mental deck: labels, byte encodings, streams, sampling.
+
+Byte-exact (protocol.md, "Mental deck"): every integer is a 4-byte big-endian unsigned; a
+label is one length byte then its ASCII text; streams are 64-byte blocks numbered from 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable, Iterator
+
+import nacl.bindings as sodium
+
+from cfnet.errors import LocalProtocolError
+
+TILE_POINT = "cfnet/v1/tile-point"
+MASKING_KEY = "cfnet/v1/masking-key"
+PERMUTATION = "cfnet/v1/permutation"
+POSITION_KEY = "cfnet/v1/position-key"
+STARTER_NONCE = "cfnet/v1/starter-nonce"
+SEED_COMMITMENT = "cfnet/v1/seed-commitment"
+NONCE_COMMITMENT = "cfnet/v1/nonce-commitment"
+KEY_COMMITMENT = "cfnet/v1/key-commitment"
+JOINT_DRAW = "cfnet/v1/joint-draw"
+
+TABLE_ID_BYTES = 16
+SEED_BYTES = 32
+SCALAR_BYTES = 32
+GROUP_ORDER = 2**252 + 27742317777372353535851937790883648493
+_WORD_RANGE = 2**32
+
+
+def u32(value: int) -> bytes:
+    """`value` as 4 bytes big-endian; LocalProtocolError outside 0..2**32-1."""
+    if not 0 <= value < _WORD_RANGE:
+        raise LocalProtocolError(f"{value} does not fit the 4-byte field: use 0..{2**32 - 1}")
+    return value.to_bytes(4, "big")
+
+
+def label_bytes(label: str) -> bytes:
+    """One length byte, then the label's ASCII bytes."""
+    raw = label.encode("ascii")
+    return bytes([len(raw)]) + raw
+
+
+def round_context(table_id: bytes, round_number: int) -> bytes:
+    """table_id (16 bytes) || u32(round_number)."""
+    if not isinstance(table_id, bytes) or len(table_id) != TABLE_ID_BYTES:
+        raise LocalProtocolError(f"a table id is {TABLE_ID_BYTES} bytes")
+    return table_id + u32(round_number)
+
+
+def context(table_id: bytes, round_number: int, seat: int) -> bytes:
+    """round_context || u32(seat): what binds a seat's secret or commitment to its place."""
+    return round_context(table_id, round_number) + u32(seat)
+
+
+def commitment(label: str, *parts: bytes) -> bytes:
+    """SHA-256(label_bytes(label) || parts...): a 32-byte public commitment."""
+    return hashlib.sha256(label_bytes(label) + b"".join(parts)).digest()
+
+
+def secret_blocks(seed: bytes, label: str, info: bytes) -> Iterator[bytes]:
+    """Block i = HMAC-SHA-512(key=seed, label_bytes(label) || info || u32(i)), i = 0, 1, ..."""
+    if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
+        raise LocalProtocolError(f"a seed is {SEED_BYTES} bytes")
+    prefix = label_bytes(label) + info
+    counter = 0
+    while True:
+        yield hmac.digest(seed, prefix + u32(counter), "sha512")
+        counter += 1
+
+
+def public_blocks(label: str, info: bytes) -> Iterator[bytes]:
+    """Block i = SHA-512(label_bytes(label) || info || u32(i)), i = 0, 1, ..."""
+    prefix = label_bytes(label) + info
+    counter = 0
+    while True:
+        yield hashlib.sha512(prefix + u32(counter)).digest()
+        counter += 1
+
+
+def words(blocks: Iterable[bytes]) -> Iterator[int]:
+    """The blocks read as consecutive 4-byte big-endian words."""
+    for block in blocks:
+        for start in range(0, len(block), 4):
+            yield int.from_bytes(block[start : start + 4], "big")
+
+
+def uniform_below(n: int, word_stream: Iterator[int]) -> int:
+    """Uniform in 0..n-1: the first word w < 2**32 - (2**32 mod n), taken mod n."""
+    if not 0 < n <= _WORD_RANGE:
+        raise LocalProtocolError(f"cannot sample below {n}: use 1..{_WORD_RANGE}")
+    limit = _WORD_RANGE - _WORD_RANGE % n
+    for word in word_stream:
+        if word < limit:
+            return word % n
+    raise LocalProtocolError("the word stream ended before a sample was accepted")
+
+
+def fisher_yates(size: int, word_stream: Iterator[int]) -> tuple[int, ...]:
+    """Shuffle 0..size-1: for i = size-1 down to 1, swap i with j = uniform_below(i + 1)."""
+    order = list(range(size))
+    for i in range(size - 1, 0, -1):
+        j = uniform_below(i + 1, word_stream)
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
+
+
+def scalar_from_blocks(blocks: Iterable[bytes]) -> bytes:
+    """The first nonzero reduction mod L of a 64-byte block (little-endian), as 32 bytes."""
+    for block in blocks:
+        scalar = sodium.crypto_core_ed25519_scalar_reduce(block)
+        if is_scalar(scalar):
+            return scalar
+    raise LocalProtocolError("the block stream ended before a nonzero scalar")
+
+
+def is_scalar(value: object) -> bool:
+    """Whether `value` is 32 bytes encoding a canonical nonzero scalar (1..L-1, little-endian)."""
+    return (
+        isinstance(value, bytes)
+        and len(value) == SCALAR_BYTES
+        and 0 < int.from_bytes(value, "little") < GROUP_ORDER
+    )
