@@ -1,0 +1,140 @@
+"""Length-prefixed msgpack frames, bounded before and while decoding.
+
+A frame is a 4-byte big-endian body length, then the body: one msgpack map with a str key "t"
+(the message type). The length is checked against the limit before the body is read; the body
+is decoded in one bounded `msgpack.unpackb` call (no long-lived Unpacker to reuse after an
+error) and its nesting depth is checked. Every failure raises a specific `FrameError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+
+HEADER = struct.Struct(">I")
+MAX_FRAME_BYTES = 256 * 1024
+
+
+class FrameError(PeerProtocolError):
+    """A frame received from a peer that breaks the framing rules; the link must close."""
+
+
+class FrameTooLarge(FrameError):
+    """The length prefix announces a body over the limit (nothing of the body was read)."""
+
+
+class FrameTruncated(FrameError):
+    """The stream ended inside a frame header or body."""
+
+
+class FrameMalformed(FrameError):
+    """The body is not exactly one msgpack message map within the size limits."""
+
+
+class FrameTooDeep(FrameError):
+    """The body nests containers deeper than allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class FrameLimits:
+    """Bounds on one frame: body bytes, per-object sizes and container nesting depth."""
+
+    max_bytes: int = MAX_FRAME_BYTES
+    max_str: int = 1024
+    max_array: int = 256
+    max_map: int = 32
+    max_depth: int = 6
+
+
+DEFAULT_LIMITS = FrameLimits()
+
+
+def encode_frame(message: Mapping[str, Any], limits: FrameLimits = DEFAULT_LIMITS) -> bytes:
+    """The frame (header + body) for `message`; `LocalProtocolError` if it is over the limit."""
+    if not isinstance(message.get("t"), str):
+        raise LocalProtocolError("a frame message needs a str type under key 't'")
+    body: bytes = msgpack.packb(dict(message), use_bin_type=True)
+    if len(body) > limits.max_bytes:
+        raise LocalProtocolError(f"frame of {len(body)} bytes is over {limits.max_bytes}")
+    return HEADER.pack(len(body)) + body
+
+
+def check_length(header: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> int:
+    """The body length announced by a 4-byte header; `FrameTooLarge` if over the limit."""
+    (length,) = HEADER.unpack(header)
+    if length > limits.max_bytes:
+        raise FrameTooLarge(f"frame announces {length} bytes, the limit is {limits.max_bytes}")
+    return int(length)
+
+
+def _depth(value: object) -> int:
+    """Container nesting depth of a decoded value (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: list[object] = [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level + 1)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def decode_body(body: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """The message map in a frame body; raises a `FrameError` subclass on anything else."""
+    if len(body) > limits.max_bytes:
+        raise FrameTooLarge(f"frame of {len(body)} bytes, the limit is {limits.max_bytes}")
+    try:
+        value = msgpack.unpackb(
+            body,
+            raw=False,
+            use_list=True,
+            strict_map_key=True,
+            max_str_len=limits.max_str,
+            max_bin_len=limits.max_bytes,
+            max_array_len=limits.max_array,
+            max_map_len=limits.max_map,
+            max_ext_len=0,
+        )
+    except msgpack.StackError:
+        raise FrameTooDeep("frame nests deeper than the decoder allows") from None
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        detail = str(exc) or type(exc).__name__
+        raise FrameMalformed(f"frame is not valid bounded msgpack ({detail})") from None
+    depth = _depth(value)
+    if depth > limits.max_depth:
+        raise FrameTooDeep(f"frame nests {depth} levels, the limit is {limits.max_depth}")
+    if not isinstance(value, dict) or not isinstance(value.get("t"), str):
+        raise FrameMalformed("frame is not a message map with a str type under key 't'")
+    return value
+
+
+async def read_frame(
+    reader: asyncio.StreamReader, limits: FrameLimits = DEFAULT_LIMITS
+) -> dict[str, Any] | None:
+    """The next message from `reader`; None on a clean end of stream between frames."""
+    try:
+        header = await reader.readexactly(HEADER.size)
+    except asyncio.IncompleteReadError as exc:
+        if not exc.partial:
+            return None
+        raise FrameTruncated(f"stream ended after {len(exc.partial)} of 4 header bytes") from None
+    length = check_length(header, limits)
+    try:
+        body = await reader.readexactly(length)
+    except asyncio.IncompleteReadError as exc:
+        raise FrameTruncated(
+            f"stream ended after {len(exc.partial)} of {length} body bytes"
+        ) from None
+    return decode_body(body, limits)
