@@ -1,9 +1,10 @@
 """Length-prefixed msgpack frames, bounded before and while decoding.
 
-A frame is a 4-byte big-endian body length, then the body: one msgpack map with a str key "t"
-(the message type). The length is checked against the limit before the body is read; the body
-is decoded in one bounded `msgpack.unpackb` call (no long-lived Unpacker to reuse after an
-error) and its nesting depth is checked. Every failure raises a specific `FrameError`.
+A frame is a 4-byte big-endian body length, then the body: one canonical msgpack map with a
+str key "t" (the message type). The length is checked against the limit before the body is
+read; the body goes through `cfnet.codec.decode_bounded`, which checks sizes, depth, item count
+and truncation on the headers before any object is built (one call per frame: no long-lived
+Unpacker to reuse after an error). Every failure raises a specific `FrameError`.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-
+from cfnet.codec import DecodeError, decode_bounded, encode_canonical
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.log import MAX_ENTRY_BYTES
 
 HEADER = struct.Struct(">I")
-MAX_FRAME_BYTES = 256 * 1024
+MAX_FRAME_BYTES = MAX_ENTRY_BYTES + 4096  # one entry's wire bytes plus the message around them
 
 
 class FrameError(PeerProtocolError):
@@ -35,11 +36,7 @@ class FrameTruncated(FrameError):
 
 
 class FrameMalformed(FrameError):
-    """The body is not exactly one msgpack message map within the size limits."""
-
-
-class FrameTooDeep(FrameError):
-    """The body nests containers deeper than allowed."""
+    """The body is not one canonical msgpack message map within the limits (size, depth...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +57,7 @@ def encode_frame(message: Mapping[str, Any], limits: FrameLimits = DEFAULT_LIMIT
     """The frame (header + body) for `message`; `LocalProtocolError` if it is over the limit."""
     if not isinstance(message.get("t"), str):
         raise LocalProtocolError("a frame message needs a str type under key 't'")
-    body: bytes = msgpack.packb(dict(message), use_bin_type=True)
+    body = encode_canonical(dict(message), max_depth=limits.max_depth)
     if len(body) > limits.max_bytes:
         raise LocalProtocolError(f"frame of {len(body)} bytes is over {limits.max_bytes}")
     return HEADER.pack(len(body)) + body
@@ -74,49 +71,24 @@ def check_length(header: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> int:
     return int(length)
 
 
-def _depth(value: object) -> int:
-    """Container nesting depth of a decoded value (a scalar is 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children: list[object] = [*item.keys(), *item.values()]
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, level + 1)
-        stack.extend((child, level + 1) for child in children)
-    return deepest
-
-
 def decode_body(body: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """The message map in a frame body; raises a `FrameError` subclass on anything else."""
     if len(body) > limits.max_bytes:
         raise FrameTooLarge(f"frame of {len(body)} bytes, the limit is {limits.max_bytes}")
     try:
-        value = msgpack.unpackb(
+        value = decode_bounded(
             body,
-            raw=False,
-            use_list=True,
-            strict_map_key=True,
+            max_size=limits.max_bytes,
+            max_depth=limits.max_depth,
             max_str_len=limits.max_str,
             max_bin_len=limits.max_bytes,
             max_array_len=limits.max_array,
             max_map_len=limits.max_map,
-            max_ext_len=0,
         )
-    except msgpack.StackError:
-        raise FrameTooDeep("frame nests deeper than the decoder allows") from None
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        detail = str(exc) or type(exc).__name__
-        raise FrameMalformed(f"frame is not valid bounded msgpack ({detail})") from None
-    depth = _depth(value)
-    if depth > limits.max_depth:
-        raise FrameTooDeep(f"frame nests {depth} levels, the limit is {limits.max_depth}")
+    except DecodeError as exc:
+        raise FrameMalformed(f"frame body: {exc.reason}") from None
     if not isinstance(value, dict) or not isinstance(value.get("t"), str):
-        raise FrameMalformed("frame is not a message map with a str type under key 't'")
+        raise FrameMalformed("frame body is not a message map with a str type under key 't'")
     return value
 
 

@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeGuard
 
-import msgpack
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from cfnet.codec import encode_canonical
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import (
     PUBLIC_KEY_BYTES,
@@ -236,7 +236,7 @@ class Handshake:
         first, second = (self._mine, theirs) if self._initiator else (theirs, self._mine)
         assert self._table_id is not None
         self._transcript = hashlib.sha256(
-            msgpack.packb(
+            encode_canonical(
                 [
                     _LABEL,
                     NET_VERSION,
@@ -245,7 +245,6 @@ class Handshake:
                     [second.key, second.nonce, second.ephemeral],
                     self._mine.code,
                 ],
-                use_bin_type=True,
             )
         ).digest()
         self._state = _State.AWAIT_AUTH
