@@ -44,7 +44,10 @@ def encode_canonical(obj: Plain, *, max_depth: int = MAX_DEPTH) -> bytes:
 def _normalise(obj: Plain, depth_left: int, where: str) -> Plain:
     """`obj` with every map rebuilt in canonical key order, after checking every type."""
     kind = type(obj)
-    if obj is None or kind is bool or kind is str or kind is bytes:
+    if obj is None or kind is bool or kind is bytes:
+        return obj
+    if kind is str:
+        _utf8(obj, where)
         return obj
     if kind is int:
         if not _INT_MIN <= obj <= _INT_MAX:
@@ -219,4 +222,3 @@ def _scan(
             break
     if pos != end:
         raise DecodeError(f"{end - pos} bytes of trailing data after the value at byte {pos}")
-
