@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from cfnet.bots import Player, make_bot
@@ -29,19 +29,22 @@ def deal_round(game: Game, rng: random.Random) -> Round:
     return game.new_round(starter, deck)
 
 
+Watcher = Callable[[Game, Round], None]
+
+
 def play_game(
     players: Sequence[Player],
     options: RuleOptions,
     rng: random.Random,
-    on_round: list[Round] | None = None,
+    watch: Watcher | None = None,
 ) -> Game:
-    """A complete game; finished rounds are appended to `on_round` when given."""
+    """A complete game; `watch(game, round)` is called after each round is scored."""
     game = Game(len(players), options)
     while not game.is_over:
         finished = play_round(deal_round(game, rng), players)
         game.finish_round(finished)
-        if on_round is not None:
-            on_round.append(finished)
+        if watch is not None:
+            watch(game, finished)
     return game
 
 
@@ -66,24 +69,31 @@ class SelfplayStats:
 
 
 def selfplay(
-    bots: Sequence[str], games: int, seed: int, options: RuleOptions | None = None
+    bots: Sequence[str],
+    games: int,
+    seed: int,
+    options: RuleOptions | None = None,
+    watch: Watcher | None = None,
 ) -> SelfplayStats:
     """Play `games` games between bots named by strategy (one per seat), all from `seed`."""
     options = RuleOptions() if options is None else options
     players = [make_bot(name, seed * 1009 + seat) for seat, name in enumerate(bots)]
     rng = random.Random(seed)
     stats = SelfplayStats(tuple(bots), wins=[0] * len(bots), score_sums=[0] * len(bots))
+
+    def count(game: Game, finished: Round) -> None:
+        reason = finished.public.end_reason
+        assert reason is not None
+        stats.rounds += 1
+        stats.ends[reason] += 1
+        if watch is not None:
+            watch(game, finished)
+
     for _ in range(games):
-        rounds: list[Round] = []
-        game = play_game(players, options, rng, rounds)
+        game = play_game(players, options, rng, count)
         stats.games += 1
         for seat in game.winners():
             stats.wins[seat] += 1
         for seat, total in enumerate(game.totals):
             stats.score_sums[seat] += total
-        stats.rounds += len(rounds)
-        for finished in rounds:
-            reason = finished.public.end_reason
-            assert reason is not None
-            stats.ends[reason] += 1
     return stats

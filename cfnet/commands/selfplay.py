@@ -1,0 +1,82 @@
+"""`cfnet selfplay`: complete games between computer players, offline, from a seed."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "play complete games between computer players offline and print the results"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..8")
+    parser.add_argument("--games", type=int, default=3, help="games to play")
+    parser.add_argument("--seed", type=int, default=1, help="seed: same seed, same games")
+    parser.add_argument(
+        "--bots",
+        default="greedy",
+        help="comma-separated strategies (greedy, random), repeated round the table",
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="rule option: rounds=1..10, start_trains=N..8, double_blank_50=on|off",
+    )
+    parser.add_argument(
+        "--show", action="store_true", help="print every round's final board and the scores"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+    import time
+
+    from cfnet.bots import BOT_STRATEGIES
+    from cfnet.engine import Game, Round
+    from cfnet.render import render_board, render_hand, render_scores
+    from cfnet.rules import RuleOptionError, RuleOptions
+    from cfnet.simulate import selfplay
+
+    names = [name.strip() for name in args.bots.split(",") if name.strip()]
+    unknown = [name for name in names if name not in BOT_STRATEGIES]
+    try:
+        options = RuleOptions()
+        for text in args.rule:
+            options = options.with_assignment(text)
+        options.check(args.players)
+    except RuleOptionError as error:
+        print(f"cfnet selfplay: {error}", file=sys.stderr)
+        return 2
+    if unknown or not names:
+        bad = ", ".join(unknown) or "(none)"
+        print(f"cfnet selfplay: no bot {bad}: use {', '.join(BOT_STRATEGIES)}", file=sys.stderr)
+        return 2
+    if args.games < 1:
+        print(f"cfnet selfplay: --games {args.games}: play at least 1 game", file=sys.stderr)
+        return 2
+    bots = [names[seat % len(names)] for seat in range(args.players)]
+
+    def show(game: Game, finished: Round) -> None:
+        public = finished.public
+        print(f"== round {public.round_number}: {public.describe_end()}")
+        print(render_board(public))
+        for seat, hand in enumerate(finished.hands):
+            print(f"seat {seat} ({bots[seat]}): {render_hand(hand)}")
+        if game.is_over:
+            print(render_scores(game))
+        print()
+
+    start = time.perf_counter()
+    stats = selfplay(bots, args.games, args.seed, options, show if args.show else None)
+    elapsed = time.perf_counter() - start
+    print(f"{args.games} games, {args.players} players, seed {args.seed}, {options.describe()}")
+    print(f"{'seat':>4}  {'bot':<8}{'wins':>6}  {'mean score':>10}")
+    rows = zip(stats.bots, stats.wins, stats.mean_scores(), strict=True)
+    for seat, (bot, wins, mean) in enumerate(rows):
+        print(f"{seat:>4}  {bot:<8}{wins:>6}  {mean:>10.1f}")
+    print("(a shared win counts for every winner)")
+    ends = ", ".join(f"{reason.value} {count}" for reason, count in stats.ends.items())
+    print(f"blocked rounds: {stats.blocked_share():.1%} of {stats.rounds} ({ends})")
+    print(f"speed: {stats.games / elapsed:.1f} games/s")
+    return 0
