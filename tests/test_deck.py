@@ -55,8 +55,13 @@ TILE_POINT_VECTORS = {
     "5-3": "36e5e7b67b9b66d32a8e039dc0494a6ed8ca076ac594639acded1d029ad0de9b",
     "9-9": "adeefac7aa032426ac85aade28672a1ffd01301959261266218075ae107c5dc5",
 }
+ALL_TILE_POINTS_SHA256 = "06d317d876b9eee5953a049f16221c5db24d84b027a8697011ff0c215b7e647d"
 MASKING_KEY = "8125c3241c483a402bf406e88ba3ec79daeed75c0802665afdc1bc35ba26a50f"
-PERMUTATION_START = (1, 4, 45, 39, 12, 44, 34, 48)
+PERMUTATION_TEXT = (
+    "1 4 45 39 12 44 34 48 28 47 9 27 29 13 17 37 26 31 25 5 41 15 52 6 49 16 2 36 46 7 22 "
+    "32 53 38 20 3 23 43 51 10 0 8 21 40 33 18 30 11 42 19 35 24 50 14"
+)
+PERMUTATION = tuple(map(int, PERMUTATION_TEXT.split()))
 POSITION_KEYS = {
     0: "697593f73ad2e6fa754e95b991610f841a2c3e31bc0cbc075278b5757a389f04",
     1: "f158622ae9152b5231f2fe448109fd03cfc09bea3929e66e61c7ff9864d55507",
@@ -71,6 +76,17 @@ JOINT_DRAW_VECTORS = {(4, 1): 8, (2, 1): 42, (4, 2): 44}  # (seats, round) -> in
 # round 1 (centre 9-9): one seat's phase A then phase B on the fresh deck, position 0
 PHASE_A_0 = "9a46df7c306b91ab8155e4ca0f875a6ae36dcab0e1ab4b37831ccc09056da0a5"
 PHASE_B_0 = "f94be05ba4be4ae1bbf45d0a8c9e6a6779147ac78c803ba3ec243a1d7dd16236"
+# A whole 2-seat set-up, round 1 (centre 9-9), seat s's seed bytes([0xa0 + s]) * 32: SHA-256 of
+# the deck (points concatenated) after phase A and after phase B, the audited tile order, and
+# the joint draw index of the two seats' derived starter nonces.
+SETUP_AFTER_A = "c0a718febf3407f193c8f7b354252d766c083c2336909c8abbe817e04e0fd254"
+SETUP_FINAL = "b830b93fe364473ed152d121c04774f5383afb7aee8b55ff1d872b0bc07b2efd"
+SETUP_TILES = (
+    "5-2 8-0 2-0 6-5 4-4 6-6 3-0 7-1 8-3 7-5 4-0 7-7 5-0 8-2 9-5 3-1 3-2 9-7 8-8 6-1 9-3 7-4 8-4 "
+    "4-1 5-1 9-4 2-1 0-0 5-5 5-4 6-4 7-2 7-6 6-2 6-3 9-0 7-3 4-2 9-6 8-7 4-3 5-3 9-1 9-8 8-1 6-0 "
+    "3-3 7-0 1-0 1-1 8-5 8-6 9-2 2-2"
+)
+SETUP_JOINT_DRAW = 44
 
 # Small-order points (libsodium's blacklist) and non-canonical encodings.
 IDENTITY = bytes.fromhex("01" + "00" * 31)
@@ -98,12 +114,13 @@ def vector_secrets() -> SeatSecrets:
 def test_tile_point_vectors() -> None:
     for label, point in TILE_POINT_VECTORS.items():
         assert tile_point(Tile.parse(label)).hex() == point
+    assert hashlib.sha256(b"".join(TILE_POINTS)).hexdigest() == ALL_TILE_POINTS_SHA256
 
 
 def test_derivation_vectors() -> None:
     secrets = vector_secrets()
     assert secrets.masking_key.hex() == MASKING_KEY
-    assert secrets.permutation[: len(PERMUTATION_START)] == PERMUTATION_START
+    assert secrets.permutation == PERMUTATION
     for position, key in POSITION_KEYS.items():
         assert secrets.position_keys[position].hex() == key
     assert secrets.starter_nonce.hex() == STARTER_NONCE
@@ -121,6 +138,21 @@ def test_joint_draw_vectors() -> None:
     for (seats, round_number), index in JOINT_DRAW_VECTORS.items():
         nonces = [bytes([i]) * 32 for i in range(seats)]
         assert joint_draw_index(nonces, VECTOR_TABLE, round_number) == index
+
+
+def test_whole_setup_vector() -> None:
+    secrets = [SeatSecrets.derive(bytes([0xA0 + s]) * 32, VECTOR_TABLE, 1, s) for s in range(2)]
+    deck = round_deck(double(9))
+    for s in secrets:
+        deck = shuffle_phase_a(deck, s)
+    assert hashlib.sha256(b"".join(deck)).hexdigest() == SETUP_AFTER_A
+    for s in secrets:
+        deck = shuffle_phase_b(deck, s)
+    assert hashlib.sha256(b"".join(deck)).hexdigest() == SETUP_FINAL
+    tiles = audit_deck(deck, double(9), secrets)
+    assert " ".join(t.label for t in tiles) == SETUP_TILES
+    nonces = [s.starter_nonce for s in secrets]
+    assert joint_draw_index(nonces, VECTOR_TABLE, 1) == SETUP_JOINT_DRAW
 
 
 # ------------------------------------- the spec, re-implemented from protocol.md's words
