@@ -1,0 +1,78 @@
+"""`cfnet tables`: list the tables advertised on the LAN by mDNS."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+
+HELP = "List the tables open on the LAN (found by mDNS)."
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 < S <= 600")
+    return value
+
+
+def _ipv4(text: str) -> str:
+    try:
+        return str(ipaddress.IPv4Address(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
+        ) from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wait",
+        type=_seconds,
+        default=2.0,
+        metavar="SECONDS",
+        help="how long to listen for tables (default: 2)",
+    )
+    parser.add_argument(
+        "--interface",
+        type=_ipv4,
+        default=None,
+        metavar="ADDR",
+        help="IPv4 address of the interface to use (default: all)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from cfnet.net.discovery import Discovery, TableInfo
+
+    async def collect() -> list[TableInfo]:
+        async with Discovery(args.interface) as discovery:
+            browser = discovery.browse()
+            await asyncio.sleep(args.wait)  # listening is the point: any table may still answer
+            return sorted(browser.tables.values(), key=lambda t: (t.name.casefold(), t.host))
+
+    tables = asyncio.run(collect())
+    if not tables:
+        print(f"No tables found within {args.wait:g} s.")
+        return 0
+    rows = [("NAME", "HOST", "ADDRESS", "SEATS", "RULES", "FINGERPRINT")]
+    rows += [
+        (
+            t.name + (" (code)" if t.code else ""),
+            t.host,
+            f"{t.address}:{t.port}",
+            f"{t.taken}/{t.seats}",
+            t.rules.describe(),
+            t.fingerprint,
+        )
+        for t in tables
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+    return 0

@@ -1,0 +1,269 @@
+"""mDNS discovery of tables (`_cfnet._tcp.local.`) with zeroconf's asyncio API.
+
+One `Discovery` per process owns the one AsyncZeroconf (created inside the running loop); it
+advertises our tables and browses for others. Browser callbacks never block: each resolve runs
+in its own task. Our own entries are skipped. A crashed host's record lingers until its TTL
+expires, so liveness comes from TCP links, not from what is listed here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from zeroconf import IPVersion, ServiceStateChange, Zeroconf
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from cfnet.errors import LocalProtocolError
+from cfnet.net.handshake import NET_VERSION, TABLE_ID_BYTES
+from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+
+log = logging.getLogger("cfnet.net")
+
+SERVICE_TYPE = "_cfnet._tcp.local."
+MAX_NAME_BYTES = 40
+RESOLVE_TIMEOUT_MS = 3000
+_FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
+
+
+class TxtError(ValueError):
+    """A TXT record that is not a well-formed cfnet table advertisement."""
+
+
+def check_name(name: str, what: str = "table name") -> str:
+    """`name` stripped, if it is 1..40 UTF-8 bytes of printable text; else LocalProtocolError."""
+    name = name.strip()
+    if not name or len(name.encode("utf-8")) > MAX_NAME_BYTES or not name.isprintable():
+        raise LocalProtocolError(
+            f"{what} {name!r}: use 1 to {MAX_NAME_BYTES} bytes of printable text"
+        )
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """What a table advertises, plus where it was found (`address`, `port`)."""
+
+    name: str
+    table_id: bytes
+    host: str
+    fingerprint: str
+    rules: RuleOptions
+    seats: int
+    taken: int
+    code: bool
+    address: str = ""
+    port: int = 0
+    version: int = NET_VERSION
+
+    @property
+    def free(self) -> int:
+        return self.seats - self.taken
+
+    @property
+    def instance(self) -> str:
+        """The unique mDNS instance name: table name plus the start of the table id."""
+        return f"{self.name} [{self.table_id.hex()[:12]}].{SERVICE_TYPE}"
+
+    def to_txt(self) -> dict[str, str]:
+        """The TXT properties (every value far below 255 bytes)."""
+        return {
+            "v": str(self.version),
+            "name": self.name,
+            "id": self.table_id.hex(),
+            "host": self.host,
+            "fp": self.fingerprint,
+            "rules": self.rules.describe(),
+            "seats": f"{self.taken}/{self.seats}",
+            "code": "1" if self.code else "0",
+        }
+
+    @classmethod
+    def from_txt(cls, txt: Mapping[bytes, bytes | None], address: str, port: int) -> TableInfo:
+        """The table in a resolved TXT record; `TxtError` if any field is missing or wrong."""
+        try:
+            fields = {k.decode("ascii"): (v or b"").decode("utf-8") for k, v in txt.items()}
+            name, host = check_name(fields["name"]), check_name(fields["host"], "host name")
+            table_id = bytes.fromhex(fields["id"])
+            taken, seats = (int(x) for x in fields["seats"].split("/"))
+            version = int(fields["v"])
+            rules = _parse_rules(fields["rules"])
+            rules.check(seats)
+            code = {"0": False, "1": True}[fields["code"]]
+            fp = fields["fp"]
+        except (KeyError, ValueError, UnicodeError, LocalProtocolError) as exc:
+            raise TxtError(f"not a cfnet table record: {exc}") from None
+        if len(table_id) != TABLE_ID_BYTES or not _FINGERPRINT.match(fp):
+            raise TxtError("not a cfnet table record: bad table id or fingerprint")
+        if not (MIN_PLAYERS <= seats <= MAX_PLAYERS and 0 <= taken <= seats):
+            raise TxtError(f"not a cfnet table record: seats {taken}/{seats}")
+        return cls(name, table_id, host, fp, rules, seats, taken, code, address, port, version)
+
+
+def _parse_rules(text: str) -> RuleOptions:
+    """The inverse of `RuleOptions.describe()`."""
+    rules = RuleOptions()
+    for item in text.split():
+        if item == "start_trains=N":
+            rules = replace(rules, start_trains=None)
+        else:
+            try:
+                rules = rules.with_assignment(item)
+            except RuleOptionError as exc:
+                raise ValueError(str(exc)) from None
+    return rules
+
+
+class TableBrowser:
+    """The tables seen so far (`tables`, by instance name); `wait_for` awaits a matching one."""
+
+    def __init__(self, zc: AsyncZeroconf, skip: Callable[[str], bool]) -> None:
+        self.tables: dict[str, TableInfo] = {}
+        self._zc = zc
+        self._skip = skip
+        self._changed = asyncio.Condition()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._browser = AsyncServiceBrowser(zc.zeroconf, SERVICE_TYPE, handlers=[self._on_change])
+
+    def _on_change(
+        self, zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        if self._skip(name):
+            return
+        if state_change is ServiceStateChange.Removed:
+            task = asyncio.create_task(self._forget(name))
+        else:
+            task = asyncio.create_task(self._resolve(name))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _forget(self, name: str) -> None:
+        async with self._changed:
+            self.tables.pop(name, None)
+            self._changed.notify_all()
+
+    async def _resolve(self, name: str) -> None:
+        info = AsyncServiceInfo(SERVICE_TYPE, name)
+        if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
+            log.debug("could not resolve %s", name)
+            return
+        addresses = info.parsed_addresses(IPVersion.V4Only)
+        if not addresses or info.port is None:
+            return
+        try:
+            table = TableInfo.from_txt(info.properties, addresses[0], info.port)
+        except TxtError as exc:
+            log.debug("skipping %s: %s", name, exc)
+            return
+        async with self._changed:
+            self.tables[name] = table
+            self._changed.notify_all()
+
+    async def wait_for(self, predicate: Callable[[TableInfo], bool], timeout: float) -> TableInfo:
+        """The first table seen for which `predicate` holds; TimeoutError after `timeout` s."""
+        async with asyncio.timeout(timeout), self._changed:
+            while True:
+                for table in self.tables.values():
+                    if predicate(table):
+                        return table
+                await self._changed.wait()
+
+    async def wait_gone(self, table_id: bytes, timeout: float) -> None:
+        """Return once no table with `table_id` is listed; TimeoutError after `timeout` s."""
+        async with asyncio.timeout(timeout), self._changed:
+            while any(t.table_id == table_id for t in self.tables.values()):
+                await self._changed.wait()
+
+    async def cancel(self) -> None:
+        """Stop browsing and resolving."""
+        await self._browser.async_cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+class Discovery:
+    """The process's one AsyncZeroconf; use `async with Discovery(interface) as d:`.
+
+    `interface` is an IPv4 address to bind mDNS to (tests: "127.0.0.1"); None means all.
+    """
+
+    def __init__(self, interface: str | None = None) -> None:
+        self._interface = interface
+        self._zc: AsyncZeroconf | None = None
+        self._advertised: dict[bytes, AsyncServiceInfo] = {}
+        self._browsers: list[TableBrowser] = []
+
+    async def __aenter__(self) -> Discovery:
+        interfaces: Any = [self._interface] if self._interface else None
+        if interfaces is None:
+            self._zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
+        else:
+            self._zc = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def zc(self) -> AsyncZeroconf:
+        if self._zc is None:
+            raise LocalProtocolError("Discovery used outside `async with`")
+        return self._zc
+
+    def _service(self, table: TableInfo, addresses: list[str]) -> AsyncServiceInfo:
+        return AsyncServiceInfo(
+            SERVICE_TYPE,
+            table.instance,
+            port=table.port,
+            properties=table.to_txt(),
+            parsed_addresses=addresses,
+            server=f"cfnet-{table.table_id.hex()[:16]}.local.",
+        )
+
+    async def advertise(self, table: TableInfo, addresses: list[str]) -> None:
+        """Announce `table` (listening on `table.port` at `addresses`) until withdrawn."""
+        info = self._service(table, addresses)
+        # No probing (saves ~1 s): the instance and host names embed the random table id,
+        # so they are unique by construction.
+        await (await self.zc.async_register_service(info, cooperating_responders=True))
+        self._advertised[table.table_id] = info
+
+    async def update(self, table: TableInfo, addresses: list[str]) -> None:
+        """Re-announce an advertised table with new TXT data (e.g. free seats)."""
+        info = self._service(table, addresses)
+        await (await self.zc.async_update_service(info))
+        self._advertised[table.table_id] = info
+
+    async def withdraw(self, table_id: bytes) -> None:
+        """Stop advertising a table (sends goodbye packets)."""
+        info = self._advertised.pop(table_id, None)
+        if info is not None:
+            await (await self.zc.async_unregister_service(info))
+
+    def _is_own(self, name: str) -> bool:
+        return any(info.name == name for info in self._advertised.values())
+
+    def browse(self) -> TableBrowser:
+        """Start browsing for tables other than our own."""
+        browser = TableBrowser(self.zc, self._is_own)
+        self._browsers.append(browser)
+        return browser
+
+    async def close(self) -> None:
+        """Cancel browsers, withdraw our tables, close zeroconf."""
+        if self._zc is None:
+            return
+        for browser in self._browsers:
+            await browser.cancel()
+        self._browsers.clear()
+        for table_id in list(self._advertised):
+            await self.withdraw(table_id)
+        await self._zc.async_close()
+        self._zc = None
