@@ -78,6 +78,33 @@ def test_maps_are_sorted_by_utf8_key_bytes() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("value", "hex_bytes"),
+    [
+        (0, "00"),
+        (127, "7f"),
+        (128, "cc80"),
+        (256, "cd0100"),
+        (65536, "ce00010000"),
+        (2**32, "cf0000000100000000"),
+        (-1, "ff"),
+        (-32, "e0"),
+        (-33, "d0df"),
+        (-129, "d1ff7f"),
+        (-32769, "d2ffff7fff"),
+        (-(2**31) - 1, "d3ffffffff7fffffff"),
+        ("a" * 32, "d920" + "61" * 32),
+        (b"", "c400"),
+        ([], "90"),
+        ({}, "80"),
+        ([None, False, True], "93c0c2c3"),
+    ],
+)
+def test_shortest_forms_are_the_canonical_ones(value: Any, hex_bytes: str) -> None:
+    assert encode_canonical(value).hex() == hex_bytes
+    assert decode_bounded(bytes.fromhex(hex_bytes)) == value
+
+
 def test_tuples_encode_as_arrays_and_decode_as_lists() -> None:
     assert decode_bounded(encode_canonical((1, (2,)))) == [1, [2]]
 

@@ -72,6 +72,8 @@ def test_file_bytes_are_frozen(tmp_path: Path) -> None:
     first = vector_entries()[0].wire
     size = len(first).to_bytes(4, "big")
     assert data[8:12] == size and data[16 : 16 + len(first)] == first
+    assert data[8:16].hex() == "000000a180954c62"
+    assert data[16 + len(first) : 20 + len(first)].hex() == "2b79e8b4"
 
 
 def test_write_read_and_append_round_trip(tmp_path: Path) -> None:
