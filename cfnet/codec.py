@@ -2,7 +2,8 @@
 
 Canonical: ints in their shortest msgpack form, str as UTF-8 `str`, bytes as `bin`, maps with
 str keys sorted by their UTF-8 bytes and no duplicates; no floats, no ext types. Decoding walks
-the headers first (sizes, depth, item count, truncation) before msgpack builds any object.
+the headers first (sizes, depth, item count, truncation) before msgpack builds any object; each
+call uses a fresh one-shot `msgpack.unpackb` with explicit limits, so no Unpacker outlives an error.
 """
 
 from __future__ import annotations
