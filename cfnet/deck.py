@@ -28,7 +28,7 @@ from cfnet.derive import (
     SEED_COMMITMENT,
     STARTER_NONCE,
     TILE_POINT,
-    commitment,
+    commitment_hash,
     context,
     fisher_yates,
     is_scalar,
@@ -143,22 +143,24 @@ class SeatSecrets:
         )
 
 
-def _sized(value: bytes, size: int, what: str) -> bytes:
+def _sized(
+    value: object, size: int, what: str, error: type[ValueError] = LocalProtocolError
+) -> bytes:
     if not isinstance(value, bytes) or len(value) != size:
-        raise LocalProtocolError(f"{what} must be {size} bytes")
+        raise error(f"{what} must be {size} bytes")
     return value
 
 
 def seed_commitment(seed: bytes, table_id: bytes, round_number: int, seat: int) -> bytes:
     """SHA-256(label || table_id || u32 round || u32 seat || seed)."""
     where = context(table_id, round_number, seat)
-    return commitment(SEED_COMMITMENT, where, _sized(seed, SEED_BYTES, "a seed"))
+    return commitment_hash(SEED_COMMITMENT, where, _sized(seed, SEED_BYTES, "a seed"))
 
 
 def nonce_commitment(nonce: bytes, table_id: bytes, round_number: int, seat: int) -> bytes:
     """SHA-256(label || table_id || u32 round || u32 seat || nonce)."""
     where = context(table_id, round_number, seat)
-    return commitment(NONCE_COMMITMENT, where, _sized(nonce, NONCE_BYTES, "a starter nonce"))
+    return commitment_hash(NONCE_COMMITMENT, where, _sized(nonce, NONCE_BYTES, "a starter nonce"))
 
 
 def key_commitment(
@@ -166,13 +168,7 @@ def key_commitment(
 ) -> bytes:
     """SHA-256(label || table_id || u32 round || u32 seat || u32 position || key)."""
     where = context(table_id, round_number, seat) + u32(position)
-    return commitment(KEY_COMMITMENT, where, _sized(key, SCALAR_BYTES, "a position key"))
-
-
-def _received(value: object, size: int, what: str) -> bytes:
-    if not isinstance(value, bytes) or len(value) != size:
-        raise DeckError(f"the {what} is not {size} bytes")
-    return value
+    return commitment_hash(KEY_COMMITMENT, where, _sized(key, SCALAR_BYTES, "a position key"))
 
 
 def _check_opening(computed: bytes, expected: bytes, what: str) -> None:
@@ -183,37 +179,37 @@ def _check_opening(computed: bytes, expected: bytes, what: str) -> None:
 
 
 def check_seed(
-    seed: object, commitment_: bytes, table_id: bytes, round_number: int, seat: int
+    seed: object, commitment: bytes, table_id: bytes, round_number: int, seat: int
 ) -> bytes:
-    """The revealed `seed` if it opens `commitment_` for this table, round and seat."""
-    value = _received(seed, SEED_BYTES, "revealed seed")
+    """The revealed `seed` if it opens `commitment` for this table, round and seat."""
+    value = _sized(seed, SEED_BYTES, "the revealed seed", DeckError)
     computed = seed_commitment(value, table_id, round_number, seat)
-    _check_opening(computed, commitment_, "revealed seed")
+    _check_opening(computed, commitment, "revealed seed")
     return value
 
 
 def check_nonce(
-    nonce: object, commitment_: bytes, table_id: bytes, round_number: int, seat: int
+    nonce: object, commitment: bytes, table_id: bytes, round_number: int, seat: int
 ) -> bytes:
-    """The revealed starter `nonce` if it opens `commitment_` for this table, round and seat."""
-    value = _received(nonce, NONCE_BYTES, "revealed starter nonce")
+    """The revealed starter `nonce` if it opens `commitment` for this table, round and seat."""
+    value = _sized(nonce, NONCE_BYTES, "the revealed starter nonce", DeckError)
     computed = nonce_commitment(value, table_id, round_number, seat)
-    _check_opening(computed, commitment_, "revealed starter nonce")
+    _check_opening(computed, commitment, "revealed starter nonce")
     return value
 
 
 def check_key(
     key: object,
-    commitment_: bytes,
+    commitment: bytes,
     table_id: bytes,
     round_number: int,
     seat: int,
     position: int,
 ) -> bytes:
-    """The released position `key` if it opens `commitment_` and is a nonzero canonical scalar."""
-    value = _received(key, SCALAR_BYTES, f"key for position {position}")
+    """The released position `key` if it opens `commitment` and is a nonzero canonical scalar."""
+    value = _sized(key, SCALAR_BYTES, f"the key for position {position}", DeckError)
     computed = key_commitment(value, table_id, round_number, seat, position)
-    _check_opening(computed, commitment_, f"key for position {position}")
+    _check_opening(computed, commitment, f"key for position {position}")
     if not is_scalar(value):
         raise DeckError(f"the committed key for position {position} is not a scalar in 1..L-1")
     return value

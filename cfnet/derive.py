@@ -56,7 +56,7 @@ def context(table_id: bytes, round_number: int, seat: int) -> bytes:
     return round_context(table_id, round_number) + u32(seat)
 
 
-def commitment(label: str, *parts: bytes) -> bytes:
+def commitment_hash(label: str, *parts: bytes) -> bytes:
     """SHA-256(label_bytes(label) || parts...): a 32-byte public commitment."""
     return hashlib.sha256(label_bytes(label) + b"".join(parts)).digest()
 

@@ -502,9 +502,9 @@ def test_seed_and_nonce_commitments_bind_table_round_and_seat() -> None:
             check_nonce(secrets.starter_nonce, nonce_c, *place)
     with pytest.raises(DeckError, match="revealed seed does not match"):
         check_seed(bytes(32), seed_c, *where)
-    with pytest.raises(DeckError, match="not 32 bytes"):
+    with pytest.raises(DeckError, match="must be 32 bytes"):
         check_seed("x" * 32, seed_c, *where)
-    with pytest.raises(DeckError, match="not 32 bytes"):
+    with pytest.raises(DeckError, match="must be 32 bytes"):
         check_nonce(None, nonce_c, *where)
     assert nonce_c != seed_commitment(secrets.starter_nonce, *where)  # labels separate kinds
 
@@ -523,7 +523,7 @@ def test_key_commitments_bind_table_round_seat_and_position() -> None:
             check_key(key, commitment, *place)
     with pytest.raises(DeckError, match="does not match"):  # a wrong key released
         check_key(secrets.position_keys[6], commitment, VECTOR_TABLE, 1, VECTOR_SEAT, 5)
-    with pytest.raises(DeckError, match="not 32 bytes"):
+    with pytest.raises(DeckError, match="must be 32 bytes"):
         check_key(key[:31], commitment, VECTOR_TABLE, 1, VECTOR_SEAT, 5)
 
 
