@@ -56,6 +56,10 @@ def go(game_round: Round, *moves: str) -> None:
         game_round.apply(parse_move(text))
 
 
+def phase(game_round: Round) -> Phase:
+    return game_round.public.phase
+
+
 def full_deck(round_number: int) -> list[Tile]:
     centre = double(10 - round_number)
     return [t for t in ALL_TILES if t != centre]
@@ -151,7 +155,7 @@ def test_the_starter_moves_first() -> None:
 def test_opening_every_turn_starts_a_new_train_on_the_centre() -> None:
     game_round = make("9-3 3-4 9-6", "9-5 5-1", "9-0 0-1", yard="2-2 1-1")
     public = game_round.public
-    assert public.phase is Phase.OPENING and public.ends == {"a": 9}
+    assert phase(game_round) is Phase.OPENING and public.ends == {"a": 9}
     go(game_round, "9-3 a")
     assert public.ends == {"b": 9}
     assert public.line("a").end == 3
@@ -160,7 +164,7 @@ def test_opening_every_turn_starts_a_new_train_on_the_centre() -> None:
     with pytest.raises(IllegalMoveError, match=r"9-5 cannot go on a: .* play it on b"):
         go(game_round, "9-5 a")
     go(game_round, "9-5 b", "9-0 c")
-    assert public.phase is Phase.MAIN
+    assert phase(game_round) is Phase.MAIN
     assert public.ends == {"a": 3, "b": 5, "c": 0}
 
 
@@ -171,10 +175,10 @@ def test_no_double_in_the_opening_and_a_player_may_start_several_trains() -> Non
     with pytest.raises(IllegalMoveError, match="1-1 fits no open end"):
         go(game_round, "1-1 b")
     go(game_round, "9-1 b", "9-4 c")
-    assert game_round.public.phase is Phase.OPENING  # 3 of 4 trains
+    assert phase(game_round) is Phase.OPENING  # 3 of 4 trains
     assert game_round.legal_moves() == [DRAW]  # seat 1 has only 1-1
     go(game_round, "draw", "pass", "9-5 d")
-    assert game_round.public.phase is Phase.MAIN and game_round.public.trains == 4
+    assert phase(game_round) is Phase.MAIN and game_round.public.trains == 4
 
 
 def test_start_trains_must_be_between_players_and_eight() -> None:
@@ -263,7 +267,7 @@ def test_a_double_opens_a_foot_that_takes_three_toes_before_anything_else() -> N
     game_round = foot_round()
     public = game_round.public
     go(game_round, "5-5 a")
-    assert public.phase is Phase.FOOT and public.foot == double(5)
+    assert phase(game_round) is Phase.FOOT and public.foot == double(5)
     assert public.ends == {"c": 5} and public.line("a").closed
     go(game_round, "5-1 c")
     assert public.toes_left == 2 and public.ends == {"d": 5}
@@ -273,7 +277,7 @@ def test_a_double_opens_a_foot_that_takes_three_toes_before_anything_else() -> N
     ):
         go(game_round, "6-4 d")
     go(game_round, "5-2 d", "5-4 e")
-    assert public.phase is Phase.MAIN and public.foot is None
+    assert phase(game_round) is Phase.MAIN and public.foot is None
     assert public.ends == {"b": 3, "c": 1, "d": 2, "e": 4}
     assert [line.root for line in public.lines] == [double(9)] * 2 + [double(5)] * 3
 
