@@ -629,7 +629,8 @@ def test_full_round_trip(seats: int) -> None:
 def test_a_position_copied_in_phase_b_is_caught_only_by_the_audit() -> None:
     centre = double(8)
     secrets, deck = run_setup(4, centre, cheat_phase_b=(0, 40, 2))
-    hands = deal(secrets, deck)  # every owner opens a real tile: nothing looks wrong
+    assert check_deck(deck, ROUND_DECK_SIZE) == deck  # distinct, valid points
+    hands = deal(secrets, deck)  # keys check, every owner opens a real tile: nothing looks wrong
     assert all(len(set(hand)) == len(hand) for hand in hands)
     with pytest.raises(DeckError, match="positions 2 and 40 both open to"):
         audit_deck(deck, centre, secrets)
