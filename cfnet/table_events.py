@@ -1,0 +1,97 @@
+"""What the table tells its user after each entry: plain, immutable event records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cfnet.engine import Move
+from cfnet.log import Entry
+from cfnet.table_wire import Fault
+from cfnet.tiles import Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """`entry` joined the chain (a new entry, not an echo)."""
+
+    entry: Entry
+
+
+@dataclass(frozen=True, slots=True)
+class Superseded:
+    """An abort replaced the chain from `seq` on (a log file must drop those entries)."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """The joint draw chose who starts round `round_number`."""
+
+    round_number: int
+    starter: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """The local seat opened its hand (None: a position that opens to no tile)."""
+
+    round_number: int
+    tiles: tuple[Tile | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveMade:
+    """`seat` made `move`; `drawn` is the tile a local draw gave (None for others' draws)."""
+
+    round_number: int
+    seat: int
+    move: Move
+    drawn: Tile | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScored:
+    """Round audited: dealt hands, hands left at the end, the yard left, scores, game totals."""
+
+    round_number: int
+    dealt: tuple[tuple[Tile, ...], ...]
+    left: tuple[tuple[Tile, ...], ...]
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """Every round is certified by every seat."""
+
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FaultFound:
+    """A seat is proven to have broken the protocol (or stalled); an abort will follow."""
+
+    fault: Fault
+
+
+@dataclass(frozen=True, slots=True)
+class Aborted:
+    """The game ended with `by`'s signed abort naming `fault.seat`."""
+
+    fault: Fault
+    by: int
+
+
+Event = (
+    Appended
+    | Superseded
+    | RoundStarted
+    | HandDealt
+    | MoveMade
+    | RoundScored
+    | GameOver
+    | FaultFound
+    | Aborted
+)

@@ -1,0 +1,191 @@
+"""The table protocol's entry kinds and bodies (protocol.md, "Entries"), and faults with their
+abort bodies. Pure: shapes and plain data only; what an entry means is the table's business."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cfnet.errors import PeerProtocolError
+
+PROTOCOL_VERSION = 1
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 24 * 3600
+MAX_NAME_CHARS = 40
+MAX_DETAIL_CHARS = 400
+HASH_BYTES = 32
+KEY_BYTES = 32
+
+TABLE = "table"
+ACCEPT = "accept"
+COMMIT = "commit"
+NONCE = "nonce"
+SHUFFLE_A = "shuffle_a"
+SHUFFLE_B = "shuffle_b"
+DEAL = "deal"
+PLAY = "play"
+DRAW = "draw"
+YARD_KEY = "yard_key"
+PASS = "pass"
+REVEAL = "reveal"
+CERTIFY = "certify"
+ABORT = "abort"
+TURN_KINDS = frozenset({PLAY, DRAW, PASS})
+
+# Fault codes: what an abort's evidence is (protocol.md, "Faults and aborts").
+BAD_ENTRY = "bad-entry"
+OUT_OF_TURN = "out-of-turn"
+EQUIVOCATION = "equivocation"
+BAD_POINT = "bad-point"
+TIMEOUT = "timeout"
+FAULT_CODES = (BAD_ENTRY, OUT_OF_TURN, EQUIVOCATION, BAD_POINT, TIMEOUT)
+
+
+class BodyError(PeerProtocolError):
+    """An entry body that does not have its kind's fields, types or sizes."""
+
+
+Check = Callable[[Any], bool]
+
+
+def is_int(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def is_b32(value: Any) -> bool:
+    return type(value) is bytes and len(value) == HASH_BYTES
+
+
+def is_str(value: Any) -> bool:
+    return type(value) is str
+
+
+def b32_list(size: int) -> Check:
+    """A check: a list of exactly `size` 32-byte strings."""
+    return lambda v: type(v) is list and len(v) == size and all(is_b32(x) for x in v)
+
+
+def int_list(size: int) -> Check:
+    """A check: a list of exactly `size` non-negative ints."""
+    return lambda v: type(v) is list and len(v) == size and all(is_int(x) for x in v)
+
+
+def round_body_spec(kind: str, players: int, hand: int) -> dict[str, Check]:
+    """The fields of a round entry of `kind` at a table of `players` seats dealt `hand` each."""
+    deck = b32_list(54)
+    specs: dict[str, dict[str, Check]] = {
+        COMMIT: {"seed": is_b32, "nonce": is_b32},
+        NONCE: {"nonce": is_b32},
+        SHUFFLE_A: {"deck": deck},
+        SHUFFLE_B: {"deck": deck, "commitments": deck},
+        DEAL: {"keys": b32_list((players - 1) * hand)},
+        PLAY: {"position": is_int, "tile": is_int, "end": is_str, "key": is_b32},
+        DRAW: {},
+        YARD_KEY: {"position": is_int, "key": is_b32},
+        PASS: {},
+        REVEAL: {"seed": is_b32},
+        CERTIFY: {"head": is_b32, "scores": int_list(players), "totals": int_list(players)},
+    }
+    return {"round": is_int, **specs[kind]}
+
+
+def check_body(kind: str, body: Mapping[str, Any], spec: Mapping[str, Check]) -> None:
+    """Raise BodyError unless `body` has exactly `spec`'s fields, each passing its check."""
+    if set(body) != set(spec):
+        raise BodyError(
+            f"a {kind} body has the fields {', '.join(sorted(spec)) or '(none)'},"
+            f" not {', '.join(sorted(body)) or '(none)'}"
+        )
+    for name, ok in spec.items():
+        if not ok(body[name]):
+            raise BodyError(f"the {kind} field {name!r} has the wrong type or size")
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A seat proven to have broken the protocol (or, for a timeout, claimed to have stalled).
+
+    `seq` is the offending entry's place in the chain when it is there; `evidence` is the
+    plain data an abort carries; `posters` are the seats that post the abort, in order."""
+
+    seat: int
+    code: str
+    detail: str
+    seq: int | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    posters: tuple[int, ...] = ()
+
+    def abort_body(self) -> dict[str, Any]:
+        """The body of the abort entry that reports this fault."""
+        return {
+            "blamed": self.seat,
+            "code": self.code,
+            "detail": self.detail[:MAX_DETAIL_CHARS],
+            "evidence": dict(self.evidence),
+        }
+
+
+def parse_abort(body: Mapping[str, Any], players: int) -> Fault:
+    """The fault an abort body claims (shape only; the table checks the claim)."""
+    spec: dict[str, Check] = {
+        "blamed": lambda v: is_int(v) and v < players,
+        "code": lambda v: v in FAULT_CODES,
+        "detail": lambda v: is_str(v) and len(v) <= MAX_DETAIL_CHARS,
+        "evidence": lambda v: type(v) is dict,
+    }
+    check_body(ABORT, body, spec)
+    evidence: dict[str, Any] = body["evidence"]
+    code: str = body["code"]
+    shapes: dict[str, dict[str, Check]] = {
+        BAD_ENTRY: {"seq": is_int},
+        OUT_OF_TURN: {"entry": lambda v: type(v) is bytes},
+        EQUIVOCATION: {"entries": lambda v: type(v) is list},
+        BAD_POINT: {"seq": is_int, "index": is_int},
+        TIMEOUT: {"seq": is_int},
+    }
+    check_body(f"{code} evidence", evidence, shapes[code])
+    seq = evidence.get("seq")
+    return Fault(body["blamed"], code, body["detail"], seq, evidence)
+
+
+def genesis_spec() -> dict[str, Check]:
+    """The fields of the `table` entry (seq 0)."""
+
+    def seats_ok(value: Any) -> bool:
+        return (
+            type(value) is list
+            and 2 <= len(value) <= 8
+            and all(
+                type(s) is dict
+                and set(s) == {"name", "key"}
+                and is_str(s["name"])
+                and 0 < len(s["name"]) <= MAX_NAME_CHARS
+                and is_b32(s["key"])
+                for s in value
+            )
+        )
+
+    return {
+        "version": lambda v: v == PROTOCOL_VERSION,
+        "name": lambda v: is_str(v) and 0 < len(v) <= MAX_NAME_CHARS,
+        "options": lambda v: type(v) is dict,
+        "timeout": lambda v: is_int(v) and 1 <= v <= MAX_TIMEOUT,
+        "seats": seats_ok,
+    }
+
+
+class Blame(PeerProtocolError):
+    """Raised inside the table when a check fails with a provable culprit; carries the fault."""
+
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault.detail, fault.seat)
+        self.fault = fault
+
+
+def blame(seat: int, detail: str, seq: int, index: int | None = None) -> Blame:
+    """A Blame for `seat`'s entry `seq`: a bad-entry fault, or with `index` a bad point at that
+    position of the deck entry `seq` posted."""
+    if index is None:
+        return Blame(Fault(seat, BAD_ENTRY, detail, seq, {"seq": seq}))
+    return Blame(Fault(seat, BAD_POINT, detail, seq, {"seq": seq, "index": index}))
