@@ -204,21 +204,30 @@ def write_log(path: Path, entries: Iterable[Entry]) -> None:
             raise LocalProtocolError(f"cannot write a log whose entries do not link: {problem}")
         records.append(encode_record(entry.wire))
         previous = entry
-    _write_atomically(path, b"".join(records))
+    write_atomically(path, b"".join(records))
 
 
 def _create(path: Path) -> None:
-    _write_atomically(path, MAGIC)
+    write_atomically(path, MAGIC)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace `path` by a file holding `data` (created with `mode`), so that a crash at any
+    moment leaves either the old file or the new one: temporary file, fsync, rename, fsync dir."""
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
+    tmp.unlink(missing_ok=True)  # a crash's leftover: O_EXCL below then creates it with `mode`
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with os.fdopen(fd, "wb") as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+    fsync_dir(path.parent)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make the creation, renaming or removal of names in directory `path` durable."""
+    dir_fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:
