@@ -466,8 +466,10 @@ class Table:
         r.step = Step.CERTIFY
         h = hand_size(self.players)
         dealt = tuple(tuple(result.tiles[s * h : (s + 1) * h]) for s in range(self.players))
+        yard = result.tiles[self.players * h :]
         left = tuple(tuple(hand) for hand in replayed.hands)
-        return [RoundScored(r.number, dealt, left, r.scores, r.totals)]
+        moves = tuple(replayed.public.moves)
+        return [RoundScored(r.number, r.starter, dealt, yard, left, moves, r.scores, r.totals)]
 
     def _start_round(self) -> None:
         number = self.game.round_number

@@ -52,11 +52,15 @@ class MoveMade:
 
 @dataclass(frozen=True, slots=True)
 class RoundScored:
-    """Round audited: dealt hands, hands left at the end, the yard left, scores, game totals."""
+    """Round audited: who started, dealt hands, the yard as dealt, hands left at the end, the
+    moves, scores and game totals."""
 
     round_number: int
+    starter: int
     dealt: tuple[tuple[Tile, ...], ...]
+    yard: tuple[Tile, ...]
     left: tuple[tuple[Tile, ...], ...]
+    moves: tuple[Move, ...]
     scores: tuple[int, ...]
     totals: tuple[int, ...]
 
