@@ -57,7 +57,7 @@ def _worth(move: Move, ends: dict[str, int], held: list[int]) -> int:
     tile: Tile = move.tile
     if tile.is_double:
         # held counts the double once: others of its number answer the foot we open
-        return 2 * tile.value + (12 if held[tile.low] > 1 else -8)
+        return 2 * tile.value + (12 if held[tile.low] > 1 else -12)
     free = tile.other(ends[move.end])
     return 2 * tile.value + (3 if held[free] > 1 else 0)
 

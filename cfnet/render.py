@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from cfnet.engine import Draw, Game, Line, Phase, Play, PlayerView, PublicRound
@@ -96,14 +97,14 @@ def _line_words(public: PublicRound, line: Line) -> list[str]:
 
 
 def render_banner(view: PlayerView) -> str:
-    """Two lines: the table's state, and what this player must do now."""
+    """The table's state, then what this player must do now (wrapped at 80 columns)."""
     public = view.public
     hands = " ".join(f"{seat}:{count}" for seat, count in enumerate(public.hand_counts))
     status = (
         f"Round {public.round_number}, centre {public.centre} | yard {public.yard_count} "
         f"({public.drawable} drawable) | hands {hands}"
     )
-    return f"{status}\n{_instruction(view)}"
+    return f"{status}\n{textwrap.fill(_instruction(view), WIDTH)}"
 
 
 def _instruction(view: PlayerView) -> str:
