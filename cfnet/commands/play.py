@@ -1,0 +1,87 @@
+"""`cfnet play`: the interactive game screen; `--offline` plays computer players at once."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "play Chicken Foot at the keyboard (--offline: against computer players)"
+
+
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 to 10")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--offline", action="store_true", help="practise alone against computer players"
+    )
+    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..8")
+    parser.add_argument("--name", default="You", help="your name at the table")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the shuffle (offline)")
+    parser.add_argument(
+        "--bots",
+        default="greedy",
+        help="computer players' strategies (greedy, random), comma-separated",
+    )
+    parser.add_argument(
+        "--delay",
+        type=_delay,
+        default=0.6,
+        metavar="SECONDS",
+        help="how long each computer player takes to move (default 0.6)",
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="rule option: rounds=1..10, start_trains=N..8, double_blank_50=on|off",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import secrets
+    import sys
+
+    from cfnet.bots import BOT_STRATEGIES
+    from cfnet.rules import RuleOptionError, RuleOptions
+    from cfnet.screen import GameScreen, score_lines
+    from cfnet.sim_session import OfflineSession
+
+    if not args.offline:
+        print(
+            "cfnet play: hosting and joining LAN tables is not available yet; "
+            "practise with: cfnet play --offline",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        options = RuleOptions()
+        for text in args.rule:
+            options = options.with_assignment(text)
+        options.check(args.players)
+    except RuleOptionError as error:
+        print(f"cfnet play: {error}", file=sys.stderr)
+        return 2
+    bots = [name.strip() for name in args.bots.split(",") if name.strip()]
+    if not bots or any(name not in BOT_STRATEGIES for name in bots):
+        print(f"cfnet play: --bots {args.bots}: use {', '.join(BOT_STRATEGIES)}", file=sys.stderr)
+        return 2
+    seed = secrets.randbelow(10**6) if args.seed is None else args.seed
+    others = ["Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus"]
+    names = [args.name, *others[: args.players - 1]]
+    session = OfflineSession(names, 0, options, seed, bots, args.delay)
+    screen = GameScreen(session)
+    code = asyncio.run(screen.run())
+    game = session.game
+    print(f"cfnet play --offline --seed {seed}: {len(game.round_scores)} round(s) played")
+    if game.round_scores:
+        print("\n".join(score_lines(game, names)))
+    return code
