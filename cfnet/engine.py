@@ -77,12 +77,12 @@ class Pass:
 Move = Play | Draw | Pass
 DRAW = Draw()
 PASS = Pass()
-_PLAYS: dict[tuple[Tile, str], Play] = {}
+_PLAYS: dict[tuple[int, int, str], Play] = {}
 
 
 def play(tile: Tile, end: str) -> Play:
     """The interned `Play(tile, end)` (moves are compared by value; interning saves time)."""
-    key = (tile, end)
+    key = (tile.low, tile.high, end)
     move = _PLAYS.get(key)
     if move is None:
         move = _PLAYS[key] = Play(tile, end)
@@ -119,6 +119,7 @@ def move_from_plain(data: Any) -> Move:
         and type(data[1]) is int
         and 0 <= data[1] < len(ALL_TILES)
         and isinstance(data[2], str)
+        and data[2].isascii()
         and data[2].isalpha()
         and data[2].islower()
         and len(data[2]) <= 3
@@ -334,11 +335,12 @@ class PublicRound:
             return drawn_plays or [PASS]
         items = list(self.ends.items())
         moves: list[Move] = []
+        cache = _PLAYS
         for tile in hand:
             low, high = tile.low, tile.high
             for label, n in items:
                 if n in (low, high):
-                    moves.append(play(tile, label))
+                    moves.append(cache.get((low, high, label)) or play(tile, label))
         if moves:
             return moves
         return [DRAW] if self.yard_count > self.yard_floor else [PASS]
