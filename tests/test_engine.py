@@ -267,6 +267,7 @@ def test_a_double_opens_a_foot_that_takes_three_toes_before_anything_else() -> N
     game_round = foot_round()
     public = game_round.public
     go(game_round, "5-5 a")
+    assert game_round.turn == 1  # a double ends the turn like any tile
     assert phase(game_round) is Phase.FOOT and public.foot == double(5)
     assert public.ends == {"c": 5} and public.line("a").closed
     go(game_round, "5-1 c")
