@@ -81,7 +81,10 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
         number = int(words[0])
         if 1 <= number <= len(moves):
             return moves[number - 1]
-        raise InputError(f"there is no move {number}: {choose}")
+        tile_hint = ""
+        if len(words[0]) == 2:
+            tile_hint = f" (a tile is typed with a dash: {words[0][0]}-{words[0][1]})"
+        raise InputError(f"there is no move {number}{tile_hint}: {choose}")
     if len(words) == 1 and word in ("draw", "pass"):
         return _draw_or_pass(DRAW if word == "draw" else PASS, view, moves, choose)
     try:
@@ -145,7 +148,7 @@ def _tile_move(
     try:
         public.copy().apply_public(play(tile, end), view.seat)
     except IllegalMoveError as error:
-        raise InputError(f"{error}") from None
+        raise InputError(f"{error}; {choose}") from None
     raise InputError(f"{tile.label} {end} is not allowed now: {choose}")
 
 
