@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from cfnet.cli import main
@@ -97,3 +101,19 @@ def test_bad_arguments_say_what_is_allowed(
 ) -> None:
     code, out, err = run(capsys, *args)
     assert code == 2 and out == "" and message in err
+
+
+def test_output_does_not_depend_on_the_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """Hash randomisation or a fresh interpreter change nothing but the speed line."""
+    args = ["selfplay", "--players", "3", "--games", "2", "--seed", "5", "--bots", "random"]
+    outputs = set()
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        done = subprocess.run(
+            [sys.executable, "-m", "cfnet.cli", *args], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.add(done.stdout.rsplit("speed:", 1)[0])
+    assert main(args) == 0
+    outputs.add(capsys.readouterr().out.rsplit("speed:", 1)[0])
+    assert len(outputs) == 1
