@@ -70,8 +70,10 @@ def test_moves_by_number_or_by_tile(text: str, move: Move) -> None:
 
 @pytest.mark.parametrize(
     ("word", "name"),
-    [("help", "help"), ("?", "help"), ("HINT", "hint"), ("scores", "scores"), ("log", "log")]
-    + [("quit", "quit"), ("q", "quit"), ("exit", "quit"), ("next", "next")],
+    [
+        *[("help", "help"), ("?", "help"), ("HINT", "hint"), ("scores", "scores")],
+        *[("log", "log"), ("quit", "quit"), ("q", "quit"), ("exit", "quit"), ("next", "next")],
+    ],
 )
 def test_commands_work_whenever(word: str, name: str) -> None:
     for view in (OPENING.view(0), OPENING.view(1), None):
