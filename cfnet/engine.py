@@ -171,6 +171,7 @@ class Line:
     closed: bool = False
 
     def copy(self) -> Line:
+        """An independent copy."""
         return Line(self.label, self.root, list(self.tiles), self.end, self.closed)
 
 
@@ -286,6 +287,7 @@ class PublicRound:
 
     @property
     def phase(self) -> Phase:
+        """OPENING until the centre has its trains, FOOT while a foot lacks toes, else MAIN."""
         if self.trains < self.trains_needed:
             return Phase.OPENING
         return Phase.FOOT if self.foot is not None else Phase.MAIN
@@ -436,6 +438,8 @@ class PublicRound:
             reason = f"there is no open end {end}"
             if end in self._by_label:
                 reason = f"line {end} is closed by the foot at its end"
+            elif end == self.next_label:
+                reason = f"the centre has its {self.trains_needed} trains and takes no new one"
         else:
             reason = f"{tile.label} does not fit end {end}, which needs a {number}"
         if where:
@@ -729,6 +733,7 @@ class Round:
         )
 
     def copy(self) -> Round:
+        """An independent copy."""
         other = object.__new__(Round)
         other.public = self.public.copy()
         other.hands = [list(h) for h in self.hands]
@@ -855,6 +860,7 @@ class Game:
     __hash__ = None  # type: ignore[assignment]
 
     def to_plain(self) -> dict[str, Any]:
+        """msgpack-able data: players, options and each scored round."""
         return {
             "players": self.players,
             "options": self.options.to_plain(),
@@ -863,6 +869,7 @@ class Game:
 
     @classmethod
     def from_plain(cls, data: Any) -> Game:
+        """The game `to_plain` described (ValueError if malformed)."""
         _expect_dict(data, {"players", "options", "scores"}, "game")
         scores = [_list(s) for s in _list(data["scores"])]
         return cls(_int(data["players"]), RuleOptions.from_plain(data["options"]), scores)

@@ -190,7 +190,8 @@ def test_no_new_train_once_the_opening_is_done() -> None:
     game_round = make("9-3 9-4", "9-5 5-1", yard="0-1 0-2 0-3")
     go(game_round, "9-3 a", "9-5 b")
     assert game_round.public.ends == {"a": 3, "b": 5}
-    with pytest.raises(IllegalMoveError, match="no open end c; 9-4 fits no open end"):
+    no_train = "the centre has its 2 trains and takes no new one; 9-4 fits no open end"
+    with pytest.raises(IllegalMoveError, match=no_train):
         go(game_round, "9-4 c")
     assert game_round.legal_moves() == [DRAW]
 
