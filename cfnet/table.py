@@ -500,9 +500,9 @@ class Table:
         if problem is not None:
             if entry.seq < len(self.entries) or self.fault is not None:
                 raise PeerProtocolError(f"abort refused: {problem}", entry.seat)
-            events = self._accept(entry, now, entry.seat, frozenset({ABORT}))
+            self._append(entry, now, -1)
             detail = f"its abort does not hold: {problem}"
-            return events + self._found(blame(entry.seat, detail, entry.seq).fault, now)
+            return [Appended(entry), *self._found(blame(entry.seat, detail, entry.seq).fault, now)]
         superseded: list[Event] = []
         if entry.seq < len(self.entries):
             del self.entries[entry.seq :]

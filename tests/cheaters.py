@@ -1,0 +1,119 @@
+"""Cheating seats for the zoo: a LocalSeat wrapper that rewrites the seat's own outgoing entries
+before signing them with its own key, and network tampers that change what is delivered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cfnet.codec import encode_canonical
+from cfnet.identity import Identity
+from cfnet.log import Entry, sign_entry
+from cfnet.rules import RuleOptions
+from cfnet.table import LocalSeat, Table
+from cfnet.table_events import FaultFound
+from cfnet.table_sim import Network, Tamper, start_tables
+from cfnet.table_verify import verify_entries
+
+Rewrite = Callable[["Cheater", str, dict[str, Any]], tuple[str, dict[str, Any]] | None]
+
+
+class Cheater(LocalSeat):
+    """A seat whose entries pass through `rewrite` until it has changed `times` of them;
+    `cheated_at` is the seq of the last changed entry."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seat: int,
+        entropy: Callable[[int], bytes],
+        rewrite: Rewrite,
+        times: int = 1,
+    ) -> None:
+        super().__init__(identity, seat, entropy)
+        self.rewrite = rewrite
+        self.times = times
+        self.table: Table | None = None
+        self.cheated_at: int | None = None
+
+    def sign(
+        self, table_id: bytes, seq: int, prev: bytes, kind: str, body: dict[str, Any]
+    ) -> Entry:
+        if self.times:
+            changed = self.rewrite(self, kind, dict(body))
+            if changed is not None:
+                kind, body = changed
+                self.cheated_at = seq
+                self.times -= 1
+        return super().sign(table_id, seq, prev, kind, body)
+
+
+def run(
+    players: int,
+    seed: int,
+    cheat: int,
+    rewrite: Rewrite | None = None,
+    tamper: Callable[[Network], Tamper] | None = None,
+    rounds: int = 1,
+    bots: Sequence[str] = ("greedy",),
+    times: int = 1,
+) -> tuple[Network, Cheater | None]:
+    """A game in which seat `cheat` rewrites its entries and/or tampers with deliveries."""
+
+    def factory(identity: Identity, seat: int, entropy: Callable[[int], bytes]) -> LocalSeat:
+        if seat == cheat and rewrite is not None:
+            return Cheater(identity, seat, entropy, rewrite, times)
+        return LocalSeat(identity, seat, entropy)
+
+    network = start_tables(players, seed, RuleOptions(rounds=rounds), bots, factory, timeout=60)
+    cheater = network.tables[cheat].local
+    if isinstance(cheater, Cheater):
+        cheater.table = network.tables[cheat]
+    if tamper is not None:
+        network.tampers = {cheat: tamper(network)}
+    network.run()
+    return network, cheater if isinstance(cheater, Cheater) else None
+
+
+def assert_caught(network: Network, cheat: int, code: str | None = None) -> int:
+    """Every honest seat ended with an abort naming `cheat`, never blamed an honest seat, holds
+    the same log, and `verify` on that log names `cheat`. Returns the fault's entry seq."""
+    honest = [t for t in network.tables if t.me != cheat]
+    for table in honest:
+        assert table.aborted is not None, f"seat {table.me} did not end with an abort"
+        assert table.aborted.seat == cheat, table.aborted
+        if code is not None:
+            assert table.aborted.code == code, table.aborted
+        assert table.aborted_by != cheat
+    for table in honest:
+        assert table.me is not None
+        for event in network.events[table.me]:
+            if isinstance(event, FaultFound):
+                assert event.fault.seat == cheat, f"seat {table.me} blamed {event.fault}"
+    assert len({b"".join(e.wire for e in t.entries) for t in honest}) == 1
+    verdict = verify_entries(honest[0].entries)
+    assert not verdict.ok
+    assert verdict.blamed == cheat, verdict.problem
+    fault = honest[0].aborted
+    assert fault is not None
+    return -1 if fault.seq is None else fault.seq
+
+
+def resign(identity: Identity, entry: Entry, **changes: Any) -> Entry:
+    """`entry` with some fields changed, signed again by `identity`."""
+    fields: dict[str, Any] = {
+        "table_id": entry.table_id,
+        "seq": entry.seq,
+        "prev": entry.prev,
+        "seat": entry.seat,
+        "kind": entry.kind,
+        "body": dict(entry.body),
+    }
+    fields.update(changes)
+    return sign_entry(identity, **fields)
+
+
+def bad_signature(entry: Entry) -> bytes:
+    """`entry`'s wire with one bit of the signature flipped."""
+    signature = bytes([entry.signature[0] ^ 1]) + entry.signature[1:]
+    return encode_canonical([entry.signed, signature])
