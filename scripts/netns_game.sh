@@ -15,7 +15,9 @@
 # Environment: CFNET_NETNS_HOSTS (4..9), CFNET_NETNS_ROUNDS (rounds of the full game, default 2).
 set -euo pipefail
 
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HERE=${BASH_SOURCE[0]%/*}
+[[ $HERE != "${BASH_SOURCE[0]}" ]] || HERE=.
+REPO=$(cd "$HERE/.." && pwd)
 PY=${CFNET_PYTHON:-$REPO/.venv/bin/python}
 CFNET=${CFNET_BIN:-$REPO/.venv/bin/cfnet}
 HOSTS=${CFNET_NETNS_HOSTS:-4}
@@ -41,7 +43,12 @@ cleanup() {
     local rc=$? pid ns
     trap - EXIT INT TERM
     set +e
-    for pid in $(jobs -p); do kill "$pid" 2>/dev/null; done # our background processes
+    for pid in $(jobs -pr); do kill "$pid" 2>/dev/null; done # our background processes
+    for _ in {1..30}; do
+        [[ -z $(jobs -pr) ]] && break
+        sleep 0.1
+    done
+    for pid in $(jobs -pr); do kill -KILL "$pid" 2>/dev/null; done
     wait 2>/dev/null
     for ns in "${NAMESPACES[@]}"; do
         # Anything still running inside one of our namespaces was started by this script.
