@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cfnet.rules import RuleOptions
 
 HELP = "play complete games between computer players offline and print the results"
 
@@ -25,6 +29,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--show", action="store_true", help="print every round's final board and the scores"
+    )
+    parser.add_argument(
+        "--protocol",
+        action="store_true",
+        help="play one game between in-memory peers through the full table protocol",
+    )
+    parser.add_argument(
+        "--log", metavar="FILE", help="with --protocol: write the game's signed log to FILE"
     )
 
 
@@ -56,6 +68,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"cfnet selfplay: --games {args.games}: play at least 1 game", file=sys.stderr)
         return 2
     bots = [names[seat % len(names)] for seat in range(args.players)]
+    if args.log and not args.protocol:
+        print("cfnet selfplay: --log needs --protocol (only protocol games have a log)")
+        return 2
+    if args.protocol:
+        return _protocol_game(args.players, args.seed, options, bots, args.log)
 
     def show(game: Game, finished: Round) -> None:
         public = finished.public
@@ -80,3 +97,38 @@ def run(args: argparse.Namespace) -> int:
     print(f"blocked rounds: {stats.blocked_share():.1%} of {stats.rounds} ({ends})")
     print(f"speed: {stats.games / elapsed:.1f} games/s")
     return 0
+
+
+def _protocol_game(
+    players: int, seed: int, options: RuleOptions, bots: list[str], log: str | None
+) -> int:
+    """One game between in-memory peers exchanging only signed entries; prints its summary."""
+    import time
+    from pathlib import Path
+
+    from cfnet.logfile import write_log
+    from cfnet.table_sim import play_protocol_game
+
+    start = time.perf_counter()
+    network = play_protocol_game(players, seed, options, bots)
+    elapsed = time.perf_counter() - start
+    table = network.tables[0]
+    identical = len({b"".join(e.wire for e in t.entries) for t in network.tables}) == 1
+    print(f"protocol game: {players} peers, seed {seed}, {options.describe()}")
+    for number, scores in enumerate(table.game.round_scores, start=1):
+        print(f"round {number}: scores {list(scores)}")
+    if table.aborted is not None:
+        print(f"ABORTED: seat {table.aborted.seat}: {table.aborted.detail}")
+    else:
+        print(
+            f"totals: {list(table.game.totals)}; winner: seat "
+            + " and seat ".join(str(s) for s in table.game.winners())
+        )
+    print(
+        f"{len(table.entries)} entries, head {table.head.hex()}; every peer's log identical:"
+        f" {'yes' if identical else 'NO'}; {elapsed:.2f} s"
+    )
+    if log:
+        write_log(Path(log), table.entries)
+        print(f"log written to {log}")
+    return 0 if identical and table.over else 1
