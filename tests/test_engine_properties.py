@@ -76,8 +76,9 @@ def check_views(game_round: Round) -> None:
 def illegal_candidates(game_round: Round, rng: random.Random, legal: list[Move]) -> list[Move]:
     """A sample of moves that are not legal now: other tiles, other ends, draw, pass."""
     labels = [line_label(i) for i in range(len(game_round.public.lines) + 2)]
-    tiles = rng.sample(ALL_TILES, 6) + game_round.hands[game_round.turn][:3]
-    moves: list[Move] = [play(t, rng.choice(labels)) for t in tiles]
+    hand = game_round.hands[game_round.turn]
+    moves: list[Move] = [play(t, rng.choice(labels)) for t in rng.sample(ALL_TILES, 6)]
+    moves += [play(t, label) for t in rng.sample(hand, min(2, len(hand))) for label in labels]
     moves += [DRAW, PASS]
     return [m for m in moves if m not in legal]
 
