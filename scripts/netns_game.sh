@@ -29,6 +29,7 @@ TABLE_NAME="netns-$$"
 WORK=""
 NAMESPACES=()                # made so far, removed by cleanup
 LAST_PID=""                  # of the last process start_in_host started
+declare -A OUTPUT_OF=()      # pid -> the file its output goes to
 
 say() { printf '%s\n' "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
@@ -104,13 +105,14 @@ start_in_host() {
     shift 2
     in_host "$i" "$@" >"$out" 2>&1 &
     LAST_PID=$!
+    OUTPUT_OF[$LAST_PID]=$out
 }
 
 # Wait for each of the processes "$@"; fail (showing its output file) if one fails.
 wait_all() {
     local pid
     for pid in "$@"; do
-        wait "$pid" || fail "process $pid failed (its output is in $WORK)"
+        wait "$pid" || fail "process $pid (${OUTPUT_OF[$pid]##*/}) failed; its output:"$'\n'"$(tail -n 30 "${OUTPUT_OF[$pid]}")"
     done
 }
 
