@@ -266,7 +266,7 @@ class GameScreen:
             full_screen=True,
             input=input,
             output=output,
-            color_depth=color_depth,
+            color_depth=color_depth or ColorDepth.from_env(),  # NO_COLOR gives plain text
         )
 
     # -- running

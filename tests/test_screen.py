@@ -1,0 +1,246 @@
+"""The game screen driven through prompt_toolkit's pipe input, as keys typed by a person."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import ColorDepth, DummyOutput, Output
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from cfnet.engine import PlayerView
+from cfnet.rules import RuleOptions
+from cfnet.screen import GameScreen
+from cfnet.sim_session import OfflineSession
+
+NAMES = ("Me", "Ada", "Bob")
+COLOUR_CODE = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|4[0-7]|9[0-7]|38;5;\d+)[;m]")
+
+
+class Player:
+    """A person at the keyboard: types into the pipe and waits for the screen to catch up."""
+
+    def __init__(self, screen: GameScreen, keys: PipeInput, session: OfflineSession) -> None:
+        self.screen = screen
+        self.keys = keys
+        self.session = session
+
+    async def until(self, condition: Callable[[], bool], what: str) -> None:
+        for _ in range(1000):
+            if condition():
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen.text()}")
+
+    async def type(self, text: str, done: Callable[[], bool] | None = None) -> None:
+        """Type `text` (a line ends with '\\r'); wait until the input field has it, or `done`."""
+        self.keys.send_text(text)
+        final = text.rsplit("\r", 1)[-1]
+        await self.until(done or (lambda: self.screen.input.text == final), f"typing {text!r}")
+        await asyncio.sleep(0.01)  # let the session answer (the bots move with no delay)
+
+    def view(self) -> PlayerView:
+        view = self.session.view
+        assert view is not None
+        return view
+
+    def my_turn(self) -> bool:
+        view = self.session.view
+        return view is not None and self.session.waiting_for == (0,) and not view.public.is_over
+
+    @property
+    def feedback(self) -> str:
+        return self.screen.feedback[1]
+
+
+def run_screen(
+    scenario: Callable[[Player], Awaitable[None]],
+    rounds: int = 1,
+    seed: int = 4,
+    delay: float = 0.0,
+    output: Output | None = None,
+    color_depth: ColorDepth | None = None,
+) -> int:
+    """Run the screen on an offline session while `scenario` types; the screen's exit code."""
+
+    async def main() -> int:
+        with create_pipe_input() as keys:
+            session = OfflineSession(NAMES, 0, RuleOptions(rounds=rounds), seed, delay=delay)
+            screen = GameScreen(session, keys, output or DummyOutput(), color_depth)
+            app = asyncio.get_running_loop().create_task(screen.run())
+            player = Player(screen, keys, session)
+            await player.until(lambda: session.view is not None, "the deal")
+            await scenario(player)
+            return await asyncio.wait_for(app, 5)
+
+    return asyncio.run(main())
+
+
+async def play_first_moves_to_the_end(player: Player) -> None:
+    """Type the first listed move at every turn until the round is over."""
+    while player.session.game.round_scores == []:
+        await player.until(
+            lambda: player.my_turn() or player.view().public.is_over, "my turn or the end"
+        )
+        if player.my_turn():
+            moves = len(player.view().public.moves)
+            await player.type("1\r")
+            await player.until(
+                lambda m=moves: len(player.view().public.moves) > m,  # type: ignore[misc]
+                "my move",
+            )
+
+
+def test_a_whole_round_typed_by_number_then_the_result() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        text = screen.text()
+        assert "centre [9|9]" in text
+        assert "Hand" in text
+        await play_first_moves_to_the_end(player)
+        await player.until(lambda: screen.game_end is not None, "the end of the game")
+        text = screen.text()
+        assert "Round 1 over" in text
+        for seat, name in enumerate(NAMES):  # every hand revealed with its points
+            score = player.session.game.round_scores[0][seat]
+            assert re.search(rf"^{name} +{score} pts", text, re.M), text
+        assert "Game over:" in text
+        assert "Press Enter to leave" in text
+        assert any(t.startswith("You played") for _, t in screen.log)
+        await player.type("\r")
+
+    assert run_screen(scenario) == 0
+
+
+def test_wrong_inputs_are_explained_and_change_nothing() -> None:
+    async def scenario(player: Player) -> None:
+        await player.until(player.my_turn, "my turn")
+        before = (player.view().public.to_plain(), player.view().hand, list(player.screen.log))
+        await player.type("banana\r")
+        assert "'banana' is not a move or a command" in player.feedback
+        await player.type("42\r")
+        assert player.feedback.startswith("✗ there is no move 42 (a tile is typed with a dash")
+        await player.type("9-9 a\r")
+        assert "9-9 is already on the board" in player.feedback
+        missing = next(
+            t
+            for t in ("0-0", "1-0", "2-0", "3-0")
+            if t not in [x.label for x in player.view().hand]
+        )
+        await player.type(f"{missing} a\r")
+        assert f"you do not hold {missing}" in player.feedback
+        await player.type("pass\r")
+        assert "you cannot pass" in player.feedback
+        after = (player.view().public.to_plain(), player.view().hand, list(player.screen.log))
+        assert after == before
+        await player.type("quit\r")
+        await player.type("y\r")
+
+    assert run_screen(scenario, seed=4) == 0
+
+
+def test_quit_asks_first() -> None:
+    async def scenario(player: Player) -> None:
+        await player.type("quit\r")
+        assert player.screen.confirming_quit
+        assert "Leave the game?" in player.feedback
+        await player.type("no\r")
+        assert player.feedback == "Staying in the game."
+        assert player.screen.app.is_running
+        await player.type("\x03", lambda: player.screen.confirming_quit)  # Ctrl-C asks too
+        await player.type("\x03", lambda: not player.screen.app.is_running)  # again: leave
+
+    assert run_screen(scenario) == 0
+
+
+def test_commands_hint_scores_help_log() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        await player.until(player.my_turn, "my turn")
+        await player.type("hint\r")
+        assert re.match(r"Hint: the computer would play \d+\) \d-\d [a-z]+$", player.feedback)
+        await player.type("scores\r")
+        assert "Scores" in screen.text()
+        assert re.search(r"total +0 +0 +0", screen.text())
+        await player.type("help\r")
+        assert "How to play" in screen.text()
+        await player.type("log\r")
+        assert "Event log" in screen.text()
+        assert "Round 1 begins" in screen.text()
+        await player.type("\r")
+        assert screen.panel is None
+        assert "centre [9|9]" in screen.text()
+        await player.type("next\r")
+        assert "not over yet" in player.feedback
+        await player.type("quit\ry\r")
+
+    assert run_screen(scenario) == 0
+
+
+def test_events_appear_while_the_player_types() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        await player.until(player.my_turn, "my turn")
+        logged = len(screen.log)
+        await player.type("1\r9-")  # a move, then half of the next while the others play
+        await player.until(lambda: len(screen.log) >= logged + 3, "the others' moves")
+        assert screen.input.text == "9-"
+        assert any(text.startswith(("Ada ", "Bob ")) for _, text in screen.log[logged:])
+        await player.type("\x15quit\ry\r")  # Ctrl-U clears the line
+
+    assert run_screen(scenario, delay=0.05) == 0
+
+
+def test_two_rounds_enter_deals_the_next() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        await play_first_moves_to_the_end(player)
+        await player.until(lambda: screen.round_end is not None, "the round's end")
+        assert "Press Enter for round 2" in screen.text()
+        assert player.session.waiting_for == (0,)
+        await player.type("\r")
+        await player.until(lambda: player.view().public.round_number == 2, "round 2")
+        assert screen.round_end is None
+        assert "centre [8|8]" in screen.text()
+        await player.type("quit\ry\r")
+
+    assert run_screen(scenario, rounds=2) == 0
+
+
+def render_once(color_depth: ColorDepth | None) -> str:
+    """What the screen writes to a real 80x24 VT100 terminal, until it is left."""
+    stream = io.StringIO()
+    output = Vt100_Output(stream, lambda: Size(rows=24, columns=80), term="xterm-256color")
+
+    async def scenario(player: Player) -> None:
+        await player.until(lambda: "Moves" in stream.getvalue(), "the first frame")
+        await player.type("quit\ry\r")
+
+    assert run_screen(scenario, output=output, color_depth=color_depth) == 0
+    return stream.getvalue()
+
+
+def test_colour_when_the_terminal_has_it() -> None:
+    written = render_once(ColorDepth.DEPTH_8_BIT)
+    assert COLOUR_CODE.search(written)
+    for part in ("Round 1/1", "tiles", "points", "Hand", "Moves", "events"):
+        assert part in written
+
+
+def test_plain_text_without_colour(monkeypatch: Any) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    written = render_once(None)
+    assert not COLOUR_CODE.search(written)
+    assert "Hand" in written
+    assert "Moves" in written
+
+
+@pytest.mark.parametrize("depth", [ColorDepth.DEPTH_1_BIT])
+def test_monochrome_depth_is_plain(depth: ColorDepth) -> None:
+    assert not COLOUR_CODE.search(render_once(depth))
