@@ -42,9 +42,9 @@ def test_rule_options_parse_check_and_round_trip() -> None:
     assert opts == RuleOptions(rounds=3, start_trains=6, double_blank_50=True)
     assert RuleOptions.from_plain(opts.to_plain()) == opts
     opts.check(4)
-    with pytest.raises(RuleOptionError, match="choose 7..8"):
+    with pytest.raises(RuleOptionError, match=r"choose 7\.\.8"):
         opts.check(7)
     with pytest.raises(RuleOptionError, match="not a rule option"):
         RuleOptions().with_assignment("speed=3")
-    with pytest.raises(RuleOptionError, match="1..10"):
+    with pytest.raises(RuleOptionError, match=r"1\.\.10"):
         RuleOptions(rounds=11).check(2)
