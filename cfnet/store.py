@@ -140,7 +140,9 @@ class TableMeta:
             table_id, name, seat, seats = (plain[k] for k in ("table_id", "name", "seat", "seats"))
             rows, finished = plain["addresses"], plain["finished"]
             rules = RuleOptions.from_plain(plain["rules"])
-        except (KeyError, RuleOptionError) as exc:
+        except KeyError as exc:
+            raise ValueError(f"malformed table metadata: no field {exc}") from None
+        except RuleOptionError as exc:
             raise ValueError(f"malformed table metadata: {exc}") from None
         if not (
             type(table_id) is bytes

@@ -204,8 +204,11 @@ def test_listing_skips_what_is_not_a_whole_table(tmp_path: Path) -> None:
     damaged.mkdir()
     (damaged / META_FILE).write_bytes(encode_canonical({"v": 1, "name": "x"}))
     assert [m.table_id for m in list_tables(tmp_path)] == [TABLE]
-    with pytest.raises(StoreError, match="malformed table metadata"):
-        TableStore.open(tmp_path, bytes(16)).load()
+    with (
+        TableStore.open(tmp_path, bytes(16)) as store,
+        pytest.raises(StoreError, match="malformed table metadata: no field 'table_id'"),
+    ):
+        store.load()
     with pytest.raises(StoreError, match="no table"):
         TableStore.open(tmp_path, bytes(range(1, 17)))
     TableStore.create(tmp_path, meta(OTHER)).close()  # the leftover did not get in the way
