@@ -15,8 +15,9 @@
 # Environment: CFNET_NETNS_HOSTS (4..9), CFNET_NETNS_ROUNDS (rounds of the full game, default 2).
 set -euo pipefail
 
-HERE=${BASH_SOURCE[0]%/*}
-[[ $HERE != "${BASH_SOURCE[0]}" ]] || HERE=.
+SELF=${BASH_SOURCE[0]:-$0}
+HERE=${SELF%/*}
+[[ $HERE != "$SELF" ]] || HERE=.
 REPO=$(cd "$HERE/.." && pwd)
 PY=${CFNET_PYTHON:-$REPO/.venv/bin/python}
 CFNET=${CFNET_BIN:-$REPO/.venv/bin/cfnet}

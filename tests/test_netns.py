@@ -16,13 +16,19 @@ NOBODY = 65534
 
 
 def run_script(*prefix: str) -> tuple[int, int, str]:
-    """Run the script (after `prefix`, e.g. a privilege drop): (its pid, exit status, output)."""
-    with subprocess.Popen(
-        [*prefix, "bash", str(SCRIPT)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    ) as proc:
+    """Run the script (after `prefix`, e.g. a privilege drop): (its pid, exit status, output).
+
+    With a prefix, bash reads the script from stdin, so the user need not be able to open it."""
+    with (
+        SCRIPT.open() as script,
+        subprocess.Popen(
+            [*prefix, "bash", "-s"] if prefix else ["bash", str(SCRIPT)],
+            stdin=script if prefix else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ) as proc,
+    ):
         output, _ = proc.communicate(timeout=600)
     return proc.pid, proc.returncode, output
 
