@@ -49,6 +49,8 @@ class Identity:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(identity.seed)
+            f.flush()
+            os.fsync(f.fileno())
         return identity
 
     @property
