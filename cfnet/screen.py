@@ -14,11 +14,13 @@ from collections.abc import Callable, Sequence
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
+    ConditionalContainer,
     Float,
     FloatContainer,
     HSplit,
@@ -35,7 +37,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.bots import make_bot
-from cfnet.engine import Draw, EndReason, Game, Phase, Play, PlayerView
+from cfnet.engine import TOES, Draw, EndReason, Game, Phase, Play, PlayerView
 from cfnet.play_input import (
     COMMANDS,
     Command,
@@ -144,36 +146,39 @@ def describe_end(reason: EndReason, went_out: int | None, names: Sequence[str]) 
     if reason is EndReason.WENT_OUT and went_out is not None:
         return f"{_name(names, went_out)} went out"
     if reason is EndReason.DEAD_FOOT:
-        return "blocked: every tile that could finish the foot is on the board"
+        return "blocked: no tile is left that could go on the open foot"
     return "blocked: nobody could play or draw"
 
 
 def instruction(view: PlayerView, names: Sequence[str]) -> str:
-    """What the local player must do now (or who is to play), in one sentence or two."""
+    """What the local player must do now, or who is to play (e.g. 'Foot on 5-5: 1 of 3 ...')."""
     public = view.public
-    if public.is_over:
-        return f"Round over: {public.describe_end()}."
-    need = public.requirement()
+    if public.end_reason is not None:
+        return f"Round over: {describe_end(public.end_reason, public.went_out, names)}."
+    mine = public.turn == view.seat
+    who = "you" if mine else _name(names, public.turn)
+    need = ""
     if public.phase is Phase.FOOT and public.foot is not None:
         foot = public.foot
-        need = f"foot on {foot.label}: {3 - public.toes_left} of 3 toes; must play a {foot.low}"
-    if public.turn != view.seat:
-        return f"{_name(names, public.turn)} to play; {need}."
+        down = TOES - public.toes_left
+        need = f"Foot on {foot.label}: {down} of {TOES} toes; {who} must play a {foot.low}. "
+    elif public.phase is Phase.OPENING:
+        need = public.requirement()
+        need = f"{need[0].upper()}{need[1:]}. "
+    if not mine:
+        return f"{who} to play. {need}".rstrip()
     moves = view.legal_moves()
     plays = [m for m in moves if isinstance(m, Play)]
-    if public.phase is Phase.FOOT and public.foot is not None:
-        need = need.replace("must play", "you must play")
-    need = need[0].upper() + need[1:]
     if view.drawn is not None:
         if plays:
             places = ", ".join(m.end for m in plays)
             return f"You drew {view.drawn}: it fits {places}, so you must play it."
         return f"You drew {view.drawn}: it fits nowhere; pass."
     if plays:
-        return f"Your turn. {need}. Type a move's number, or a tile and an end."
+        return f"Your turn. {need or 'Play a tile on an open end.'}".rstrip()
     if isinstance(moves[0], Draw):
-        return f"Your turn. {need}. No tile of yours fits: draw."
-    return f"Your turn. {need}. Nothing fits and the yard is at its floor: pass."
+        return f"Your turn. {need}No tile of yours fits: draw."
+    return f"Your turn. {need}Nothing fits and the yard is at its floor: pass."
 
 
 def score_lines(game: Game, names: Sequence[str]) -> list[str]:
@@ -379,7 +384,7 @@ class GameScreen:
             self.feedback = ("class:error", f"✗ {error}")
             return
         self.panel = None
-        self.feedback = ("class:info", f"You: {parsed}")
+        self.feedback = ("", "")  # the move shows in the events
 
     def _enter(self) -> None:
         """An empty line: leave a panel, go on to the next round, or leave a finished game."""
@@ -472,18 +477,29 @@ class GameScreen:
                 Window(_Pane(self._main_lines, self._clamp), height=Dimension(min=3, weight=1)),
                 text(self._banner, wrap_lines=True),
                 text(self._hand, wrap_lines=True),
-                text(self._moves, wrap_lines=True),
+                ConditionalContainer(
+                    text(self._moves, wrap_lines=True), Condition(lambda: bool(self._moves()))
+                ),
                 text(self._log_title),
                 Window(
                     FormattedTextControl(self._recent),
                     height=LOG_ROWS,
                 ),
-                text(self._feedback, wrap_lines=True),
-                Window(
-                    BufferControl(self.input, input_processors=[BeforeInput("> ")]),
-                    height=1,
+                ConditionalContainer(
+                    text(self._feedback, wrap_lines=True), Condition(lambda: bool(self.feedback[1]))
                 ),
-                text(lambda: [("class:toolbar", self._toolbar())]),
+                VSplit(
+                    [
+                        Window(
+                            BufferControl(self.input, input_processors=[BeforeInput("> ")]),
+                            height=1,
+                        ),
+                        ConditionalContainer(
+                            text(self._toolbar, align=WindowAlign.RIGHT),
+                            Condition(lambda: not self.input.text),
+                        ),
+                    ]
+                ),
             ]
         )
         return FloatContainer(
@@ -582,15 +598,23 @@ class GameScreen:
     def _banner(self) -> Line:
         view = self.session.view
         if isinstance(self.game_end, GameAborted):
-            return [("class:error", f"Game aborted: {self.game_end.reason}")]
-        if self.game_end is not None:
-            return [("class:banner", self._winner_text(self.game_end) + ". Press Enter to leave.")]
-        if view is None:
-            return [("class:banner", "Waiting for the deal.")]
-        if self.round_end is not None:
-            why = describe_end(self.round_end.reason, self.round_end.went_out, self.session.names)
-            return [("class:banner", f"Round over: {why}. Press Enter for the next round.")]
-        return [("class:banner", textwrap.fill(instruction(view, self.session.names), WIDTH))]
+            style, text = "class:error", f"Game aborted: {self.game_end.reason}"
+        elif self.game_end is not None:
+            style, text = (
+                "class:banner",
+                self._winner_text(self.game_end) + ". Press Enter to leave.",
+            )
+        elif view is None:
+            style, text = "class:banner", "Waiting for the deal."
+        elif self.round_end is not None:
+            number = self.round_end.round_number
+            style, text = (
+                "class:banner",
+                f"Round {number} is over. Press Enter for round {number + 1}.",
+            )
+        else:
+            style, text = "class:banner", instruction(view, self.session.names)
+        return [(style, textwrap.fill(text, WIDTH))]
 
     def _hand(self) -> Line:
         view = self.session.view
@@ -627,10 +651,8 @@ class GameScreen:
         style, text = self.feedback
         return [(style, textwrap.fill(text, WIDTH, subsequent_indent="  "))]
 
-    def _toolbar(self) -> str:
-        if self.confirming_quit:
-            return " y: leave the game · anything else: stay"
-        return " Tab: complete · ↑↓: earlier inputs · PgUp/PgDn: scroll · help · quit"
+    def _toolbar(self) -> Line:
+        return [("class:toolbar", "Tab: complete · ↑↓: earlier · PgUp/PgDn · help · quit ")]
 
     # -- for tests and the final printout
 
