@@ -17,14 +17,14 @@ from cfnet.engine import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, P
 from cfnet.tiles import Tile, TileParseError
 
 COMMANDS: dict[str, str] = {
-    "draw": "draw a tile from the yard (only when none of yours fits)",
-    "pass": "pass (only when nothing fits and nothing may be drawn, or after a misfit draw)",
-    "hint": "ask the computer player which move it would make",
-    "scores": "show the score table",
-    "log": "show the whole event log",
-    "help": "show this help",
-    "next": "start the next round once a round is over (Enter does the same)",
-    "quit": "leave the game (asks first)",
+    "draw": "draw from the yard",
+    "pass": "pass your turn",
+    "hint": "the computer's choice",
+    "scores": "the score table",
+    "log": "every event so far",
+    "help": "how to play",
+    "next": "the next round",
+    "quit": "leave the game",
 }
 ALIASES: dict[str, str] = {"d": "draw", "p": "pass", "?": "help", "exit": "quit", "q": "quit"}
 
@@ -175,7 +175,7 @@ class InputCompleter(Completer):
         if not done:
             tiles = [] if view is None else sorted_hand(view.hand)
             found = [(t.label, "tile") for t in tiles]
-            return found + [(name, "command") for name in COMMANDS]
+            return found + list(COMMANDS.items())
         if view is None or len(done) != 1:
             return []
         try:

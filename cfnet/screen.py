@@ -39,7 +39,6 @@ from prompt_toolkit.styles import DynamicStyle, Style
 from cfnet.bots import make_bot
 from cfnet.engine import TOES, Draw, EndReason, Game, Phase, Play, PlayerView
 from cfnet.play_input import (
-    COMMANDS,
     Command,
     InputCompleter,
     InputError,
@@ -99,17 +98,17 @@ MONOCHROME = Style.from_dict(
 )
 
 HELP_TEXT = (
-    "How to play",
-    "  1, 2, ...   the move with that number in the list of your moves",
-    "  9-3 b       tile 9-3 on the open end b (Tab completes tiles and ends)",
-    "  9-3         the tile alone, when it fits only one place",
-    *(f"  {name:<11} {text}" for name, text in COMMANDS.items()),
-    "",
-    "  Up/Down: earlier inputs   PgUp/PgDn: scroll this pane   Esc: back to the board",
-    "",
-    "Open ends are labelled a, b, c ... on the board; a new train or toe takes the next",
-    "letter. Must play when you can; draw only when nothing fits; a drawn tile that fits",
-    "must be played. Lowest total after the last round wins.",
+    "How to play: type a move or a command. Tab completes; Up/Down: earlier lines.",
+    "  3            the move numbered 3 in the list of your moves",
+    "  9-3 b        tile 9-3 on the open end labelled b on the board",
+    "  9-3          the tile alone, when it fits one place only",
+    "  draw, pass   only when none of your tiles fits (the banner says which)",
+    "  hint         what the computer would play   scores    the score table",
+    "  log          every event so far             help      this text",
+    "  Enter, next  the next round, after a round  quit      leave (asks first)",
+    "  Esc          back to the board              PgUp/PgDn scroll this pane",
+    "Play when you can; draw only when nothing fits, and play a drawn tile that fits.",
+    "A double opens a foot: the next 3 tiles go on it. The lowest total wins.",
 )
 
 
@@ -339,7 +338,8 @@ class GameScreen:
             self._add("class:info", event.text)
 
     def _add(self, style: str, text: str) -> None:
-        self.log.append((style, text))
+        for row in textwrap.wrap(text, WIDTH, subsequent_indent="    "):
+            self.log.append((style, row))
 
     def _winner_text(self, event: GameEnded) -> str:
         names = self.session.names
@@ -417,7 +417,7 @@ class GameScreen:
                 return
             move = self._hint.choose(view)
             number = numbered_moves(view).index(move) + 1
-            self.feedback = ("class:info", f"Hint: the computer would play {number}) {move}")
+            self.feedback = ("class:info", f"Hint: the computer would choose {number}) {move}")
         else:
             self._open(name)
             self.feedback = ("class:info", "Esc or Enter: back to the board")
@@ -462,49 +462,42 @@ class GameScreen:
         return MONOCHROME if depth is ColorDepth.DEPTH_1_BIT else COLOUR
 
     def _layout(self) -> FloatContainer:
-        def text(get: Callable[[], Line], **kw: object) -> Window:
-            return Window(FormattedTextControl(get), dont_extend_height=True, **kw)  # type: ignore[arg-type]
+        def text(get: Callable[[], Line], align: WindowAlign = WindowAlign.LEFT) -> Window:
+            control = FormattedTextControl(get)
+            return Window(control, dont_extend_height=True, wrap_lines=True, align=align)
 
-        body = HSplit(
+        def when(condition: Callable[[], bool], *rows: Window) -> ConditionalContainer:
+            return ConditionalContainer(HSplit(list(rows)), Condition(condition))
+
+        status = VSplit(
+            [text(self._status_left), text(self._status_right, WindowAlign.RIGHT)],
+            style="class:status",
+        )
+        prompt = VSplit(
             [
-                VSplit(
-                    [
-                        text(self._status_left, style="class:status"),
-                        text(self._status_right, style="class:status", align=WindowAlign.RIGHT),
-                    ]
-                ),
-                text(self._players),
-                Window(_Pane(self._main_lines, self._clamp), height=Dimension(min=3, weight=1)),
-                text(self._banner, wrap_lines=True),
-                text(self._hand, wrap_lines=True),
-                ConditionalContainer(
-                    text(self._moves, wrap_lines=True), Condition(lambda: bool(self._moves()))
-                ),
-                text(self._log_title),
-                Window(
-                    FormattedTextControl(self._recent),
-                    height=LOG_ROWS,
-                ),
-                ConditionalContainer(
-                    text(self._feedback, wrap_lines=True), Condition(lambda: bool(self.feedback[1]))
-                ),
-                VSplit(
-                    [
-                        Window(
-                            BufferControl(self.input, input_processors=[BeforeInput("> ")]),
-                            height=1,
-                        ),
-                        ConditionalContainer(
-                            text(self._toolbar, align=WindowAlign.RIGHT),
-                            Condition(lambda: not self.input.text),
-                        ),
-                    ]
-                ),
+                Window(BufferControl(self.input, input_processors=[BeforeInput("> ")]), height=1),
+                when(lambda: not self.input.text, text(self._toolbar, WindowAlign.RIGHT)),
             ]
         )
-        return FloatContainer(
-            body, [Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))]
+        body = HSplit(
+            [
+                status,
+                text(self._players),
+                Window(_Pane(self._main_lines, self._clamp), height=Dimension(min=3, weight=1)),
+                text(self._banner),
+                when(lambda: bool(self._hand()), text(self._hand)),
+                when(lambda: bool(self._moves()), text(self._moves)),
+                when(
+                    lambda: self.panel is None,
+                    text(self._log_title),
+                    Window(FormattedTextControl(self._recent), height=LOG_ROWS),
+                ),
+                when(lambda: bool(self.feedback[1]), text(self._feedback)),
+                prompt,
+            ]
         )
+        menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
+        return FloatContainer(body, [menu])
 
     def _clamp(self, total: int, rows: int) -> int:
         self._scroll = max(0, min(self._scroll, total - rows))
@@ -618,7 +611,7 @@ class GameScreen:
 
     def _hand(self) -> Line:
         view = self.session.view
-        if view is None:
+        if view is None or self.round_end is not None:
             return []
         playable = {m.tile for m in view.legal_moves() if isinstance(m, Play)}
         items: list[Line] = []

@@ -14,10 +14,12 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth, DummyOutput, Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from cfnet.engine import PlayerView
+from cfnet.engine import DRAW, EndReason, PlayerView, Round, parse_move
 from cfnet.rules import RuleOptions
-from cfnet.screen import GameScreen
+from cfnet.screen import GameScreen, describe_end, instruction
+from cfnet.session import GameAborted, Notice
 from cfnet.sim_session import OfflineSession
+from cfnet.tiles import Tile
 
 NAMES = ("Me", "Ada", "Bob")
 COLOUR_CODE = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|4[0-7]|9[0-7]|38;5;\d+)[;m]")
@@ -57,6 +59,10 @@ class Player:
     @property
     def feedback(self) -> str:
         return self.screen.feedback[1]
+
+
+def tiles(text: str) -> list[Tile]:
+    return [Tile.parse(word) for word in text.split()]
 
 
 def run_screen(
@@ -164,7 +170,9 @@ def test_commands_hint_scores_help_log() -> None:
         screen = player.screen
         await player.until(player.my_turn, "my turn")
         await player.type("hint\r")
-        assert re.match(r"Hint: the computer would play \d+\) \d-\d [a-z]+$", player.feedback)
+        assert re.match(
+            r"Hint: the computer would choose \d+\) (\d-\d [a-z]+|draw|pass)$", player.feedback
+        )
         await player.type("scores\r")
         assert "Scores" in screen.text()
         assert re.search(r"total +0 +0 +0", screen.text())
@@ -244,3 +252,41 @@ def test_plain_text_without_colour(monkeypatch: Any) -> None:
 @pytest.mark.parametrize("depth", [ColorDepth.DEPTH_1_BIT])
 def test_monochrome_depth_is_plain(depth: ColorDepth) -> None:
     assert not COLOUR_CODE.search(render_once(depth))
+
+
+def test_the_banner_says_what_to_do() -> None:
+    game_round = Round(
+        2, 1, 0, [tiles("9-5 5-5 5-1 8-8"), tiles("9-3 5-2 3-3")], tiles("0-0 1-0 2-0")
+    )
+    names = ("Ann", "Ben")
+    assert instruction(game_round.view(0), names) == (
+        "Your turn. The centre 9-9 has 0 of 2 trains: every tile must start a new train with a 9"
+        " (end a)."
+    )
+    for text in ("9-5 a", "9-3 b", "5-5 a", "5-2 c"):
+        game_round.apply(parse_move(text))
+    assert instruction(game_round.view(0), names) == (
+        "Your turn. Foot on 5-5: 1 of 3 toes; you must play a 5."
+    )
+    assert instruction(game_round.view(1), names) == (
+        "Ann to play. Foot on 5-5: 1 of 3 toes; Ann must play a 5."
+    )
+    game_round.apply(parse_move("5-1 d"))
+    assert instruction(game_round.view(1), names) == (
+        "Your turn. Foot on 5-5: 2 of 3 toes; you must play a 5. No tile of yours fits: draw."
+    )
+    game_round.apply(DRAW)  # 0-0 fits nowhere
+    assert instruction(game_round.view(1), names) == "You drew [0|0]: it fits nowhere; pass."
+    assert describe_end(EndReason.WENT_OUT, 1, names) == "Ben went out"
+
+
+def test_notices_and_an_abort_reach_the_screen() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        screen.on_event(Notice("waiting for Bob (his link dropped)"))
+        assert screen.log[-1] == ("class:info", "waiting for Bob (his link dropped)")
+        screen.on_event(GameAborted("Bob signed two different moves for one turn"))
+        assert "Game aborted: Bob signed two different moves" in screen.text()
+        await player.type("quit\r")  # a finished game is left without a question
+
+    assert run_screen(scenario) == 0
