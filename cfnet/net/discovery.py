@@ -9,7 +9,6 @@ expires, so liveness comes from TCP links, not from what is listed here.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -184,8 +183,7 @@ class TableBrowser:
         await self._browser.async_cancel()
         for task in list(self._tasks):
             task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 class Discovery:

@@ -54,7 +54,8 @@ class Link:
         cls, host: str, port: int, *, timeout: float = 5.0, limits: FrameLimits = DEFAULT_LIMITS
     ) -> Link:
         """A new link to `host:port` (raises OSError or TimeoutError if nobody answers)."""
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        async with asyncio.timeout(timeout):  # not wait_for: in 3.11 it can swallow a cancel
+            reader, writer = await asyncio.open_connection(host, port)
         return cls(reader, writer, limits)
 
     @property
@@ -137,5 +138,6 @@ class Link:
             with contextlib.suppress(Exception):
                 self._writer.write(encode_frame({"t": "bye", "reason": reason[:MAX_REASON]}))
         self._writer.close()
-        with contextlib.suppress(OSError, asyncio.TimeoutError):
-            await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+        with contextlib.suppress(OSError, TimeoutError):
+            async with asyncio.timeout(1.0):
+                await self._writer.wait_closed()

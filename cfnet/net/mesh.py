@@ -1,0 +1,238 @@
+"""A full mesh of authenticated links among a table's seated peers, carrying opaque entries.
+
+Every peer links to every other one: of each pair, the peer with the smaller key dials and
+keeps redialling (with backoff) while the link is down; the other accepts. Every entry is sent
+to all links; a received entry that the table layer accepts is echoed on to all other links;
+entries are deduplicated by hash. So a broken link does not stall delivery while some path
+remains. When a link comes up each side says how many log entries it holds (`sync`) and the
+other sends what follows, so a reconnecting or restarted peer resyncs. A link that stays
+silent past the idle timeout is closed (pings keep healthy links busy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, Protocol
+
+from cfnet.identity import Identity, fingerprint
+from cfnet.log import entry_hash
+from cfnet.net.handshake import Handshake
+from cfnet.net.link import Link, LinkClosed
+
+log = logging.getLogger("cfnet.net")
+
+MAX_QUEUED = 4096
+
+
+class EntryStore(Protocol):
+    """What the mesh reads from the table layer's log to resync a peer."""
+
+    def count(self) -> int:
+        """How many entries of the shared log we hold: a prefix, in log order."""
+        ...
+
+    def since(self, count: int) -> Sequence[bytes]:
+        """The wire bytes of our log entries from position `count` on, in log order."""
+        ...
+
+
+Deliver = Callable[[bytes, bytes], bool]
+"""Called with (wire bytes, sender's key) for each entry not seen before; returns whether the
+table layer accepted it (then it is echoed on). It must neither block nor raise; it may
+`post` entries of its own."""
+
+_Resync = int  # a queued request to send the log from this position on
+_Item = dict[str, Any] | _Resync
+
+
+class Mesh:
+    """This peer's links to the other seats (`peers`: their identity keys) of one table."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        table_id: bytes,
+        peers: Collection[bytes],
+        store: EntryStore,
+        deliver: Deliver,
+        *,
+        retry: tuple[float, float] = (0.05, 2.0),
+        ping_interval: float = 5.0,
+        idle_timeout: float = 15.0,
+    ) -> None:
+        self._identity = identity
+        self._table_id = table_id
+        self._peers = frozenset(peers) - {identity.public}
+        self._store = store
+        self._deliver = deliver
+        self._retry = retry
+        self._ping_interval = ping_interval
+        self._idle_timeout = idle_timeout
+        self._addresses: dict[bytes, tuple[str, int]] = {}
+        self._links: dict[bytes, tuple[Link, asyncio.Queue[_Item]]] = {}
+        self._seen: set[bytes] = set()
+        self._changed = asyncio.Condition()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._server: asyncio.Server | None = None
+        self._closing = False
+
+    async def start(self, host: str, port: int = 0) -> int:
+        """Listen on `host:port` and start dialling; returns the port we listen on."""
+        self._server = await asyncio.start_server(self._accept, host, port)
+        for key in self._peers:
+            if self._identity.public < key:
+                self._spawn(self._dial_forever(key))
+        return int(self._server.sockets[0].getsockname()[1])
+
+    def set_address(self, key: bytes, host: str, port: int) -> None:
+        """Where `key`'s peer listens (learnt from the lobby, mDNS or a resume file)."""
+        self._addresses[key] = (host, port)
+        self._spawn(self._notify())
+
+    @property
+    def connected(self) -> frozenset[bytes]:
+        """The keys of the peers we have a live, authenticated link to."""
+        return frozenset(self._links)
+
+    async def wait_connected(self, keys: Collection[bytes], timeout: float) -> None:
+        """Return once we have links to all of `keys`; TimeoutError after `timeout` s."""
+        async with asyncio.timeout(timeout), self._changed:
+            await self._changed.wait_for(lambda: set(keys) <= self._links.keys())
+
+    def post(self, wire: bytes) -> None:
+        """Send our own entry (already in the store) to every peer."""
+        self._seen.add(entry_hash(wire))
+        self._broadcast({"t": "entry", "wire": wire}, skip=None)
+
+    async def disconnect(self, key: bytes, reason: str) -> None:
+        """Close the link to `key` (the dialler will reconnect after its retry delay)."""
+        if key in self._links:
+            await self._links[key][0].close(reason)
+
+    async def close(self) -> None:
+        """Stop listening and dialling; close every link."""
+        self._closing = True
+        if self._server is not None:
+            self._server.close()
+        for link, _ in list(self._links.values()):
+            await link.close("peer leaving the mesh")
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task: asyncio.Task[None] = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    def _broadcast(self, message: dict[str, Any], skip: bytes | None) -> None:
+        for key in list(self._links):
+            if key != skip:
+                self._enqueue(key, message)
+
+    def _enqueue(self, key: bytes, item: _Item) -> None:
+        link, queue = self._links[key]
+        try:
+            queue.put_nowait(item)
+        except asyncio.QueueFull:
+            self._spawn(link.close(f"peer too slow: {MAX_QUEUED} messages queued"))
+
+    async def _dial_forever(self, key: bytes) -> None:
+        delay = self._retry[0]
+        while not self._closing:
+            async with self._changed:
+                await self._changed.wait_for(lambda: key in self._addresses)
+            host, port = self._addresses[key]
+            try:
+                link = await Link.connect(host, port)
+                await link.handshake(self._handshake(initiator=True, accept={key}))
+            except (OSError, TimeoutError, LinkClosed) as exc:
+                log.debug("dialling %s at %s:%d failed: %s", fingerprint(key), host, port, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._retry[1])
+                continue
+            delay = self._retry[0]
+            await self._serve(key, link)
+            await asyncio.sleep(delay)
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        link = Link(reader, writer)
+        if self._closing:
+            await link.close("peer leaving the mesh")
+            return
+        callers = {key for key in self._peers if key < self._identity.public}
+        try:
+            result = await link.handshake(self._handshake(initiator=False, accept=callers))
+        except LinkClosed:
+            return
+        await self._serve(result.peer_key, link)
+
+    def _handshake(self, *, initiator: bool, accept: Collection[bytes]) -> Handshake:
+        return Handshake(
+            self._identity, initiator=initiator, table_id=self._table_id, accept=accept
+        )
+
+    async def _serve(self, key: bytes, link: Link) -> None:
+        """Run one authenticated link until it closes."""
+        if key in self._links:
+            await self._links[key][0].close("replaced by a new connection")
+        queue: asyncio.Queue[_Item] = asyncio.Queue(MAX_QUEUED)
+        self._links[key] = (link, queue)
+        await self._notify()
+        queue.put_nowait({"t": "sync", "count": self._store.count()})
+        sender = asyncio.create_task(self._send_loop(link, queue))
+        try:
+            while True:
+                async with asyncio.timeout(self._idle_timeout):
+                    message = await link.receive()
+                self._on_message(key, link, message)
+        except TimeoutError:
+            await link.close(f"nothing received for {self._idle_timeout:g} s")
+        except LinkClosed:
+            pass
+        finally:
+            sender.cancel()
+            await asyncio.wait([sender])  # never swallows our own cancellation
+            if self._links.get(key, (None,))[0] is link:
+                del self._links[key]
+                await self._notify()
+
+    def _on_message(self, key: bytes, link: Link, message: dict[str, Any]) -> None:
+        kind = message["t"]
+        if kind == "entry" and isinstance(message.get("wire"), bytes):
+            wire: bytes = message["wire"]
+            digest = entry_hash(wire)
+            if digest not in self._seen and self._deliver(wire, key):
+                self._seen.add(digest)
+                self._broadcast(message, skip=key)
+        elif kind == "sync" and type(message.get("count")) is int and message["count"] >= 0:
+            self._enqueue(key, int(message["count"]))
+        elif kind != "ping":
+            self._spawn(link.close(f"malformed or unexpected mesh message {kind!r}"))
+
+    async def _send_loop(self, link: Link, queue: asyncio.Queue[_Item]) -> None:
+        with contextlib.suppress(LinkClosed):  # the receive side notices and cleans up
+            await self._send_forever(link, queue)
+
+    async def _send_forever(self, link: Link, queue: asyncio.Queue[_Item]) -> None:
+        while True:
+            try:
+                async with asyncio.timeout(self._ping_interval):
+                    item = await queue.get()
+            except TimeoutError:
+                await link.send({"t": "ping"})
+                continue
+            if isinstance(item, int):
+                for wire in self._store.since(item):
+                    await link.send({"t": "entry", "wire": wire})
+            else:
+                await link.send(item)

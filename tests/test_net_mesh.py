@@ -1,0 +1,219 @@
+"""The mesh: four peers on loopback pass signed entries around a real hash chain, survive a cut
+link without stalling, resync a peer that went away, and refuse strangers."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Sequence
+
+import pytest
+from net_helpers import LOOPBACK
+
+from cfnet.identity import Identity
+from cfnet.log import Chain, ChainError, Entry, MalformedEntry, decode_entry, sign_entry
+from cfnet.net.handshake import Handshake
+from cfnet.net.link import Link, LinkClosed
+from cfnet.net.mesh import Mesh
+
+TABLE = os.urandom(16)
+TIMEOUT = 20.0
+
+
+class Peer:
+    """A seat: a chain store (entries may arrive out of order) that authors entries in turn."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        seat: int,
+        keys: Sequence[bytes],
+        authors: int,
+        changed: asyncio.Condition,
+    ) -> None:
+        self.identity, self.seat, self.keys, self.authors = identity, seat, keys, authors
+        self.chain = Chain(TABLE)
+        self.pending: dict[int, Entry] = {}
+        self.total = 0
+        self.changed = changed
+        self.mesh: Mesh | None = None
+        self.port = 0
+        self.cut: tuple[int, bytes] | None = None  # (log length, peer): cut that link once
+        self.cut_when = 0  # log length when the cut was done
+
+    # EntryStore
+    def count(self) -> int:
+        return len(self.chain)
+
+    def since(self, count: int) -> Sequence[bytes]:
+        return [entry.wire for entry in self.chain.entries[count:]]
+
+    def deliver(self, wire: bytes, sender: bytes) -> bool:
+        try:
+            entry = decode_entry(wire)
+        except MalformedEntry:
+            return False
+        if entry.seq < len(self.chain) or entry.seq in self.pending:
+            return False
+        self.pending[entry.seq] = entry
+        try:
+            while len(self.chain) in self.pending:
+                entry = self.pending.pop(len(self.chain))
+                self.chain.append(entry, self.keys[entry.seat])
+        except ChainError:
+            return False
+        self.author()
+        if self.cut is not None and len(self.chain) >= self.cut[0]:
+            assert self.mesh is not None
+            asyncio.get_running_loop().create_task(self._cut(self.cut[1]))
+            self.cut = None
+        return True
+
+    async def _cut(self, key: bytes) -> None:
+        assert self.mesh is not None
+        await self.mesh.disconnect(key, "cut by test")
+        self.cut_when = len(self.chain)
+
+    def author(self) -> None:
+        """Post our entries while it is our turn (seq % authors == seat) and below `total`."""
+        assert self.mesh is not None
+        while len(self.chain) < self.total and len(self.chain) % self.authors == self.seat:
+            entry = sign_entry(
+                self.identity,
+                TABLE,
+                len(self.chain),
+                self.chain.head,
+                self.seat,
+                "test",
+                {"n": len(self.chain)},
+            )
+            self.chain.append(entry, self.identity.public)
+            self.mesh.post(entry.wire)
+        asyncio.get_running_loop().create_task(self._notify())
+
+    async def _notify(self) -> None:
+        async with self.changed:
+            self.changed.notify_all()
+
+    async def join(self, retry: tuple[float, float], port: int = 0) -> None:
+        self.mesh = Mesh(self.identity, TABLE, self.keys, self, self.deliver, retry=retry)
+        self.port = await self.mesh.start(LOOPBACK, port)
+
+
+async def make_peers(n: int, authors: int, retry: tuple[float, float]) -> list[Peer]:
+    identities = [Identity.generate() for _ in range(n)]
+    keys = [i.public for i in identities]
+    changed = asyncio.Condition()
+    peers = [Peer(ident, seat, keys, authors, changed) for seat, ident in enumerate(identities)]
+    for peer in peers:
+        await peer.join(retry)
+    for peer in peers:
+        introduce(peer, peers)
+    return peers
+
+
+def introduce(peer: Peer, peers: Sequence[Peer]) -> None:
+    assert peer.mesh is not None
+    for other in peers:
+        if other is not peer:
+            peer.mesh.set_address(other.identity.public, LOOPBACK, other.port)
+
+
+async def until(peers: Sequence[Peer], condition: Callable[[], bool]) -> None:
+    changed = peers[0].changed
+    async with asyncio.timeout(TIMEOUT), changed:
+        await changed.wait_for(condition)
+
+
+async def all_connected(peers: Sequence[Peer]) -> None:
+    for peer in peers:
+        assert peer.mesh is not None
+        await peer.mesh.wait_connected([p.identity.public for p in peers if p is not peer], TIMEOUT)
+
+
+def play(peers: Sequence[Peer], total: int) -> None:
+    for peer in peers:
+        peer.total = total
+    for peer in peers:
+        peer.author()
+
+
+def assert_same_logs(peers: Sequence[Peer], total: int) -> None:
+    logs = [[e.wire for e in peer.chain.entries] for peer in peers]
+    assert len(logs[0]) == total and all(log == logs[0] for log in logs)
+
+
+async def close_all(peers: Sequence[Peer]) -> None:
+    for peer in peers:
+        assert peer.mesh is not None
+        await peer.mesh.close()
+
+
+async def _cut_link_mid_game(caplog: pytest.LogCaptureFixture) -> None:
+    # The retry delay is longer than the test: the cut link stays cut, echoes carry the entries.
+    peers = await make_peers(4, authors=4, retry=(60.0, 60.0))
+    try:
+        await all_connected(peers)
+        a, b = peers[0], peers[1]
+        assert a.mesh is not None
+        a.cut = (40, b.identity.public)
+        play(peers, 200)
+        await until(peers, lambda: all(len(p.chain) == 200 for p in peers))
+        assert_same_logs(peers, 200)
+        assert b.identity.public not in a.mesh.connected
+        assert 40 <= a.cut_when < 100  # cut early: most of the game went round the cut
+        assert any("cut by test" in r.getMessage() for r in caplog.records)
+    finally:
+        await close_all(peers)
+
+
+def test_four_peers_deliver_everything_with_a_link_cut_mid_way(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="cfnet.net")
+    asyncio.run(_cut_link_mid_game(caplog))
+
+
+async def _peer_leaves_and_resyncs() -> None:
+    peers = await make_peers(4, authors=3, retry=(0.05, 0.2))  # seat 3 only listens
+    try:
+        await all_connected(peers)
+        play(peers, 30)
+        await until(peers, lambda: all(len(p.chain) == 30 for p in peers))
+        gone = peers[3]
+        assert gone.mesh is not None
+        await gone.mesh.close()  # as if it crashed: its store survives (on disk, really)
+        play(peers[:3], 90)
+        await until(peers, lambda: all(len(p.chain) == 90 for p in peers[:3]))
+        assert len(gone.chain) == 30
+        await gone.join(retry=(0.05, 0.2), port=gone.port)
+        introduce(gone, peers)
+        await until(peers, lambda: len(gone.chain) == 90)  # resynced, nothing posted meanwhile
+        await all_connected(peers)
+        play(peers, 120)
+        await until(peers, lambda: all(len(p.chain) == 120 for p in peers))
+        assert_same_logs(peers, 120)
+    finally:
+        await close_all(peers)
+
+
+def test_a_peer_that_went_away_resyncs_on_return() -> None:
+    asyncio.run(_peer_leaves_and_resyncs())
+
+
+async def _stranger_is_refused() -> LinkClosed:
+    peers = await make_peers(2, authors=2, retry=(0.05, 0.2))
+    try:
+        target = max(peers, key=lambda p: p.identity.public)  # the one that accepts
+        link = await Link.connect(LOOPBACK, target.port)
+        with pytest.raises(LinkClosed) as info:
+            await link.handshake(Handshake(Identity.generate(), initiator=True, table_id=TABLE))
+        return info.value
+    finally:
+        await close_all(peers)
+
+
+def test_a_stranger_cannot_join_the_mesh() -> None:
+    closed = asyncio.run(_stranger_is_refused())
+    assert "is not one we accept here" in closed.reason
