@@ -287,9 +287,14 @@ class GameScreen:
             await self.session.close()
 
     async def _consume(self) -> None:
-        while True:
-            self.on_event(await self.session.next_event())
-            self.app.invalidate()
+        """Show each session event as it comes; a failing session ends the screen with its error."""
+        try:
+            while True:
+                self.on_event(await self.session.next_event())
+                self.app.invalidate()
+        except Exception as error:
+            self.app.exit(exception=error)
+            raise
 
     def on_event(self, event: SessionEvent) -> None:
         """Record a session event in the log and the screen's state."""

@@ -290,3 +290,21 @@ def test_notices_and_an_abort_reach_the_screen() -> None:
         await player.type("quit\r")  # a finished game is left without a question
 
     assert run_screen(scenario) == 0
+
+
+def test_tab_completes_and_up_recalls_earlier_lines() -> None:
+    async def scenario(player: Player) -> None:
+        await player.until(player.my_turn, "my turn")
+        await player.type("9\t", lambda: player.screen.input.text == "9-")  # the common part
+
+        def a_tile() -> bool:
+            return re.fullmatch(r"9-\d", player.screen.input.text) is not None
+
+        await player.type("\t", a_tile)  # then the tiles in turn
+        tile = player.screen.input.text
+        await player.type(" \t", lambda: player.screen.input.text == f"{tile} a")
+        await player.type("\x15banana\r")
+        await player.type("\x1b[A", lambda: player.screen.input.text == "banana")  # Up
+        await player.type("\x15quit\ry\r")
+
+    assert run_screen(scenario) == 0

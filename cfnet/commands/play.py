@@ -32,9 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--delay",
         type=_delay,
-        default=0.6,
+        default=0.5,
         metavar="SECONDS",
-        help="how long each computer player takes to move (default 0.6)",
+        help="how long each computer player takes to move (default 0.5)",
     )
     parser.add_argument(
         "--rule",
