@@ -65,6 +65,7 @@ from cfnet.table_wire import (
     is_b32,
     parse_abort,
     round_body_spec,
+    unpack,
 )
 from cfnet.table_wire import (
     PASS as PASS_KIND,
@@ -183,6 +184,7 @@ class Table:
         self.local = local
         self.me = None if local is None else local.seat
         self.entries: list[Entry] = []
+        self._wires: set[bytes] = set()
         self._expected: list[int] = []
         self.accepts = 0
         self.game = Game(self.players, self.options)
@@ -322,12 +324,12 @@ class Table:
     def receive(self, wire: bytes, now: float) -> list[Event]:
         """Take one entry from the network. Provable faults become events (and an abort);
         PeerProtocolError for what proves nothing (malformed, badly signed, unplaceable)."""
+        if self.finished or wire in self._wires:
+            return []  # over, or an echo of an entry already in the chain
         try:
             entry = decode_entry(wire)
         except MalformedEntry as error:
             raise PeerProtocolError(f"malformed entry: {error.reason}") from None
-        if self.finished:
-            return []
         if entry.table_id != self.table_id:
             raise PeerProtocolError(f"entry {entry.seq} is for another table", None)
         if entry.seat >= self.players:
@@ -389,6 +391,7 @@ class Table:
 
     def _append(self, entry: Entry, now: float, expected: int) -> None:
         self.entries.append(entry)
+        self._wires.add(entry.wire)
         self._expected.append(expected)
         self._step_started = now
 
@@ -505,6 +508,7 @@ class Table:
             return [Appended(entry), *self._found(blame(entry.seat, detail, entry.seq).fault, now)]
         superseded: list[Event] = []
         if entry.seq < len(self.entries):
+            self._wires.difference_update(e.wire for e in self.entries[entry.seq :])
             del self.entries[entry.seq :]
             del self._expected[entry.seq :]
             superseded.append(Superseded(entry.seq))
@@ -539,7 +543,7 @@ class Table:
             target = self.entries[seq]
             if target.kind not in (SHUFFLE_A, SHUFFLE_B) or target.seat != claim.seat:
                 return f"entry {seq} is not a deck posted by seat {claim.seat}"
-            if sodium.crypto_core_ed25519_is_valid_point(target.body["deck"][index]):
+            if sodium.crypto_core_ed25519_is_valid_point(unpack(target.body["deck"])[index]):
                 return f"position {index} of entry {seq} is a valid point"
             return None
         if claim.code == OUT_OF_TURN:

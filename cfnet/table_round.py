@@ -46,7 +46,6 @@ from cfnet.table_events import Event, HandDealt, MoveMade, RoundStarted
 from cfnet.table_wire import (
     COMMIT,
     DEAL,
-    NONCE,
     PLAY,
     REVEAL,
     SHUFFLE_A,
@@ -55,6 +54,8 @@ from cfnet.table_wire import (
     YARD_KEY,
     Blame,
     blame,
+    pack,
+    unpack,
 )
 from cfnet.tiles import ALL_TILES, Tile, double
 
@@ -65,7 +66,6 @@ class Step(Enum):
     """Where a round stands; each step is posted seat by seat except the turns."""
 
     COMMIT = COMMIT
-    NONCE = NONCE
     SHUFFLE_A = SHUFFLE_A
     SHUFFLE_B = SHUFFLE_B
     DEAL = DEAL
@@ -114,7 +114,6 @@ class RoundState:
     seed_commits: list[bytes] = field(default_factory=list)
     nonce_commits: list[bytes] = field(default_factory=list)
     nonces: list[bytes] = field(default_factory=list)
-    nonce_seqs: list[int] = field(default_factory=list)
     starter: int = 0
     public: PublicRound | None = None
     a_decks: list[list[bytes]] = field(default_factory=list)
@@ -183,7 +182,6 @@ class RoundState:
         step = self.step
         counts = {
             Step.COMMIT: len(self.seed_commits),
-            Step.NONCE: len(self.nonces),
             Step.SHUFFLE_A: len(self.a_decks),
             Step.SHUFFLE_B: len(self.b_decks),
             Step.DEAL: self.deals,
@@ -223,23 +221,8 @@ class RoundState:
         self.seed_commits.append(body["seed"])
         self.nonce_commits.append(body["nonce"])
         if len(self.seed_commits) == self.players:
-            self.step = Step.NONCE
+            self.step = Step.SHUFFLE_A
         return []
-
-    def _on_nonce(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
-        try:
-            check_nonce(body["nonce"], self.nonce_commits[seat], self.table_id, self.number, seat)
-        except DeckError as error:
-            raise blame(seat, error.reason, entry.seq) from None
-        self.nonces.append(body["nonce"])
-        self.nonce_seqs.append(entry.seq)
-        if len(self.nonces) < self.players:
-            return []
-        index = joint_draw_index(self.nonces, self.table_id, self.number)
-        self.starter = starting_seat(self.number, self.players, index)
-        self.public = PublicRound(self.players, self.number, self.starter, self.options)
-        self.step = Step.SHUFFLE_A
-        return [RoundStarted(self.number, self.starter)]
 
     def _checked_deck(self, entry: Entry, deck: object) -> list[bytes]:
         try:
@@ -248,16 +231,25 @@ class RoundState:
             raise blame(entry.seat, f"its {entry.kind} deck: {error.reason}", entry.seq) from None
 
     def _on_shuffle_a(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
-        self.a_decks.append(self._checked_deck(entry, body["deck"]))
+        try:
+            check_nonce(body["nonce"], self.nonce_commits[seat], self.table_id, self.number, seat)
+        except DeckError as error:
+            raise blame(seat, error.reason, entry.seq) from None
+        self.a_decks.append(self._checked_deck(entry, unpack(body["deck"])))
         self.a_seqs.append(entry.seq)
-        if len(self.a_decks) == self.players:
-            self.step = Step.SHUFFLE_B
-        return []
+        self.nonces.append(body["nonce"])
+        if len(self.a_decks) < self.players:
+            return []
+        index = joint_draw_index(self.nonces, self.table_id, self.number)
+        self.starter = starting_seat(self.number, self.players, index)
+        self.public = PublicRound(self.players, self.number, self.starter, self.options)
+        self.step = Step.SHUFFLE_B
+        return [RoundStarted(self.number, self.starter)]
 
     def _on_shuffle_b(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
-        self.b_decks.append(self._checked_deck(entry, body["deck"]))
+        self.b_decks.append(self._checked_deck(entry, unpack(body["deck"])))
         self.b_seqs.append(entry.seq)
-        self.key_commits.append(list(body["commitments"]))
+        self.key_commits.append(unpack(body["commitments"]))
         if len(self.b_decks) == self.players:
             self.step = Step.DEAL
         return []
@@ -272,7 +264,7 @@ class RoundState:
 
     def _on_deal(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         released = self.keys[seat]
-        for position, key in zip(self.others_positions(seat), body["keys"], strict=True):
+        for position, key in zip(self.others_positions(seat), unpack(body["keys"]), strict=True):
             released[position] = self._check_key(entry, key, position)
         self.deals += 1
         if self.deals == self.players:
@@ -452,22 +444,21 @@ class RoundState:
         if kind == COMMIT:
             body["seed"] = seed_commitment(secrets.seed, self.table_id, r, me)
             body["nonce"] = nonce_commitment(secrets.starter_nonce, self.table_id, r, me)
-        elif kind == NONCE:
-            body["nonce"] = secrets.starter_nonce
         elif kind == SHUFFLE_A:
+            body["nonce"] = secrets.starter_nonce
             if me == 0:
-                body["deck"] = shuffle_phase_a(round_deck(self.centre), secrets)
+                body["deck"] = pack(shuffle_phase_a(round_deck(self.centre), secrets))
             else:
-                body["deck"] = self._hop(shuffle_phase_a, self.a_decks, self.a_seqs, me - 1)
+                body["deck"] = pack(self._hop(shuffle_phase_a, self.a_decks, self.a_seqs, me - 1))
         elif kind == SHUFFLE_B:
             if me == 0:
                 deck = self._hop(shuffle_phase_b, self.a_decks, self.a_seqs, self.players - 1)
             else:
                 deck = self._hop(shuffle_phase_b, self.b_decks, self.b_seqs, me - 1)
-            body["deck"] = deck
-            body["commitments"] = list(secrets.key_commitments())
+            body["deck"] = pack(deck)
+            body["commitments"] = pack(secrets.key_commitments())
         elif kind == DEAL:
-            body["keys"] = [secrets.position_keys[p] for p in self.others_positions(me)]
+            body["keys"] = pack([secrets.position_keys[p] for p in self.others_positions(me)])
         elif kind == YARD_KEY:
             assert self.draw is not None
             body["position"] = self.draw.position

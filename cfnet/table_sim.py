@@ -57,9 +57,12 @@ class Network:
     def __post_init__(self) -> None:
         self.events = [t.drain_events() for t in self.tables]
 
-    def run(self) -> None:
-        """Play until every table is finished or nothing more can happen."""
+    def run(self, until: Callable[[], bool] | None = None) -> None:
+        """Play until every table is finished, nothing more can happen, or `until()` holds
+        (checked between exchanges)."""
         for _ in range(MAX_STEPS):
+            if until is not None and until():
+                return
             if not self._step() and not self._advance_clock():
                 return
         raise RuntimeError("the simulated table did not settle")
@@ -120,8 +123,7 @@ def start_tables(
     genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout)
     factory = seats or (lambda identity, seat, entropy: LocalSeat(identity, seat, entropy))
     tables = [
-        Table(genesis.wire, factory(identities[s], s, sim_entropy(seed, s)))
-        for s in range(players)
+        Table(genesis.wire, factory(identities[s], s, sim_entropy(seed, s))) for s in range(players)
     ]
     bot_players: list[Player | None] = [
         make_bot(bots[s % len(bots)], seed * 1009 + s) for s in range(players)

@@ -3,7 +3,7 @@ abort bodies. Pure: shapes and plain data only; what an entry means is the table
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,6 @@ KEY_BYTES = 32
 TABLE = "table"
 ACCEPT = "accept"
 COMMIT = "commit"
-NONCE = "nonce"
 SHUFFLE_A = "shuffle_a"
 SHUFFLE_B = "shuffle_b"
 DEAL = "deal"
@@ -61,9 +60,19 @@ def is_str(value: Any) -> bool:
     return type(value) is str
 
 
-def b32_list(size: int) -> Check:
-    """A check: a list of exactly `size` 32-byte strings."""
-    return lambda v: type(v) is list and len(v) == size and all(is_b32(x) for x in v)
+def packed(count: int) -> Check:
+    """A check: `count` 32-byte items packed into one byte string."""
+    return lambda v: type(v) is bytes and len(v) == count * HASH_BYTES
+
+
+def pack(items: Sequence[bytes]) -> bytes:
+    """32-byte items (points, keys, commitments) as one byte string, in order."""
+    return b"".join(items)
+
+
+def unpack(blob: bytes) -> list[bytes]:
+    """The 32-byte items of a `pack`ed byte string."""
+    return [blob[i : i + HASH_BYTES] for i in range(0, len(blob), HASH_BYTES)]
 
 
 def int_list(size: int) -> Check:
@@ -73,13 +82,12 @@ def int_list(size: int) -> Check:
 
 def round_body_spec(kind: str, players: int, hand: int) -> dict[str, Check]:
     """The fields of a round entry of `kind` at a table of `players` seats dealt `hand` each."""
-    deck = b32_list(54)
+    deck = packed(54)
     specs: dict[str, dict[str, Check]] = {
         COMMIT: {"seed": is_b32, "nonce": is_b32},
-        NONCE: {"nonce": is_b32},
-        SHUFFLE_A: {"deck": deck},
+        SHUFFLE_A: {"deck": deck, "nonce": is_b32},
         SHUFFLE_B: {"deck": deck, "commitments": deck},
-        DEAL: {"keys": b32_list((players - 1) * hand)},
+        DEAL: {"keys": packed((players - 1) * hand)},
         PLAY: {"position": is_int, "tile": is_int, "end": is_str, "key": is_b32},
         DRAW: {},
         YARD_KEY: {"position": is_int, "key": is_b32},

@@ -7,6 +7,7 @@ from cfnet.deck import DeckError, SeatSecrets, open_point, tile_for_point
 from cfnet.log import Entry
 from cfnet.rules import RuleOptions, hand_size
 from cfnet.table_sim import Network, start_tables
+from cfnet.table_wire import unpack
 
 
 def _known_keys(
@@ -25,10 +26,10 @@ def _known_keys(
         if entry.body.get("round") != last_round:
             continue
         if entry.kind == "shuffle_b":
-            deck = entry.body["deck"]
+            deck = unpack(entry.body["deck"])
         elif entry.kind == "deal":
             others = [p for p in range(players * h) if p // h != entry.seat]
-            for p, key in zip(others, entry.body["keys"], strict=True):
+            for p, key in zip(others, unpack(entry.body["keys"]), strict=True):
                 keys.setdefault(p, {})[entry.seat] = key
         elif entry.kind == "draw":
             drawer[next_yard] = entry.seat
