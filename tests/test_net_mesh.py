@@ -49,26 +49,26 @@ class Peer:
     def since(self, count: int) -> Sequence[bytes]:
         return [entry.wire for entry in self.chain.entries[count:]]
 
-    def deliver(self, wire: bytes, sender: bytes) -> bool:
+    def deliver(self, wire: bytes, sender: bytes) -> None:
+        """Hold the entry until its predecessors are in; post (echo) each one appended."""
+        assert self.mesh is not None
         try:
             entry = decode_entry(wire)
         except MalformedEntry:
-            return False
-        if entry.seq < len(self.chain) or entry.seq in self.pending:
-            return False
-        self.pending[entry.seq] = entry
-        try:
-            while len(self.chain) in self.pending:
-                entry = self.pending.pop(len(self.chain))
+            return
+        if entry.seq >= len(self.chain):
+            self.pending.setdefault(entry.seq, entry)
+        while len(self.chain) in self.pending:
+            entry = self.pending.pop(len(self.chain))
+            try:
                 self.chain.append(entry, self.keys[entry.seat])
-        except ChainError:
-            return False
+            except ChainError:
+                continue
+            self.mesh.post(entry.wire)
         self.author()
         if self.cut is not None and len(self.chain) >= self.cut[0]:
-            assert self.mesh is not None
             asyncio.get_running_loop().create_task(self._cut(self.cut[1]))
             self.cut = None
-        return True
 
     async def _cut(self, key: bytes) -> None:
         assert self.mesh is not None

@@ -1,12 +1,13 @@
 """A full mesh of authenticated links among a table's seated peers, carrying opaque entries.
 
 Every peer links to every other one: of each pair, the peer with the smaller key dials and
-keeps redialling (with backoff) while the link is down; the other accepts. Every entry is sent
-to all links; a received entry that the table layer accepts is echoed on to all other links;
-entries are deduplicated by hash. So a broken link does not stall delivery while some path
-remains. When a link comes up each side says how many log entries it holds (`sync`) and the
-other sends what follows, so a reconnecting or restarted peer resyncs. A link that stays
-silent past the idle timeout is closed (pings keep healthy links busy).
+keeps redialling (with backoff) while the link is down; the other accepts. The table layer
+`post`s every entry it accepts (its own and, as an echo, everyone else's) and the mesh sends it
+once to every link; a received entry is handed to the table layer unless its hash was posted
+already. So a broken link does not stall delivery while some path remains. When a link comes
+up each side says how many log entries it holds (`sync`) and the other sends what follows, so
+a reconnecting or restarted peer resyncs. A link silent past the idle timeout is closed (pings
+keep healthy links busy).
 """
 
 from __future__ import annotations
@@ -39,10 +40,10 @@ class EntryStore(Protocol):
         ...
 
 
-Deliver = Callable[[bytes, bytes], bool]
-"""Called with (wire bytes, sender's key) for each entry not seen before; returns whether the
-table layer accepted it (then it is echoed on). It must neither block nor raise; it may
-`post` entries of its own."""
+Deliver = Callable[[bytes, bytes], None]
+"""Called with (wire bytes, sender's key) for each received entry not yet posted; the table
+layer posts it (to echo it on) once accepted, at once or after its predecessors arrive. It must
+neither block nor raise."""
 
 _Resync = int  # a queued request to send the log from this position on
 _Item = dict[str, Any] | _Resync
@@ -103,9 +104,12 @@ class Mesh:
             await self._changed.wait_for(lambda: set(keys) <= self._links.keys())
 
     def post(self, wire: bytes) -> None:
-        """Send our own entry (already in the store) to every peer."""
-        self._seen.add(entry_hash(wire))
-        self._broadcast({"t": "entry", "wire": wire}, skip=None)
+        """Send an accepted entry (our own, already stored, or an echo) to every peer, once."""
+        digest = entry_hash(wire)
+        if digest not in self._seen:
+            self._seen.add(digest)
+            for key in list(self._links):
+                self._enqueue(key, {"t": "entry", "wire": wire})
 
     async def disconnect(self, key: bytes, reason: str) -> None:
         """Close the link to `key` (the dialler will reconnect after its retry delay)."""
@@ -133,11 +137,6 @@ class Mesh:
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
-
-    def _broadcast(self, message: dict[str, Any], skip: bytes | None) -> None:
-        for key in list(self._links):
-            if key != skip:
-                self._enqueue(key, message)
 
     def _enqueue(self, key: bytes, item: _Item) -> None:
         link, queue = self._links[key]
@@ -209,11 +208,8 @@ class Mesh:
     def _on_message(self, key: bytes, link: Link, message: dict[str, Any]) -> None:
         kind = message["t"]
         if kind == "entry" and isinstance(message.get("wire"), bytes):
-            wire: bytes = message["wire"]
-            digest = entry_hash(wire)
-            if digest not in self._seen and self._deliver(wire, key):
-                self._seen.add(digest)
-                self._broadcast(message, skip=key)
+            if entry_hash(message["wire"]) not in self._seen:
+                self._deliver(message["wire"], key)
         elif kind == "sync" and type(message.get("count")) is int and message["count"] >= 0:
             self._enqueue(key, int(message["count"]))
         elif kind != "ping":
