@@ -37,7 +37,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.bots import make_bot
-from cfnet.engine import TOES, Draw, EndReason, Game, Phase, Play, PlayerView
+from cfnet.engine import TOES, Draw, EndReason, Game, IllegalMoveError, Phase, Play, PlayerView
 from cfnet.play_input import (
     Command,
     InputCompleter,
@@ -347,11 +347,9 @@ class GameScreen:
             self.log.append((style, row))
 
     def _winner_text(self, event: GameEnded) -> str:
-        names = self.session.names
-        who = " and ".join(_name(names, s) for s in event.winners)
-        verb = "win" if len(event.winners) > 1 or event.winners == (self.session.seat,) else "wins"
-        if event.winners == (self.session.seat,):
-            who = "You"
+        mine = event.winners == (self.session.seat,)
+        who = "You" if mine else " and ".join(_name(self.session.names, s) for s in event.winners)
+        verb = "win" if mine or len(event.winners) > 1 else "wins"
         best = event.totals[event.winners[0]]
         return f"Game over: {who} {verb} with {best} points"
 
@@ -385,7 +383,7 @@ class GameScreen:
             return
         try:
             session.submit(parsed)
-        except ValueError as error:  # IllegalMoveError: the session disagrees with the parser
+        except IllegalMoveError as error:  # the session knows more than the parser
             self.feedback = ("class:error", f"✗ {error}")
             return
         self.panel = None
@@ -395,9 +393,9 @@ class GameScreen:
         """An empty line: leave a panel, go on to the next round, or leave a finished game."""
         if self.game_end is not None:
             self.app.exit(result=0)
-        elif self.round_end is not None and self.session.waiting_for == (self.session.seat,):
+        elif self.round_end is not None:
+            self.round_end = self.panel = None
             self.session.ready()
-            self.feedback = ("class:info", "Dealing the next round.")
         elif self.panel is not None:
             self.panel = None
         else:
@@ -414,8 +412,10 @@ class GameScreen:
                 "class:error",
                 "Leave the game? Type y to leave, anything else to stay.",
             )
+        elif name == "next" and self.round_end is not None:
+            self._enter()
         elif name == "next":
-            self._enter() if self.round_end is not None else self._no_next()
+            self.feedback = ("class:error", "✗ the round is not over yet: play on")
         elif name == "hint":
             if view is None or view.public.turn != view.seat or view.public.is_over:
                 self.feedback = ("class:error", "✗ a hint is for your turn: wait for it")
@@ -426,9 +426,6 @@ class GameScreen:
         else:
             self._open(name)
             self.feedback = ("class:info", "Esc or Enter: back to the board")
-
-    def _no_next(self) -> None:
-        self.feedback = ("class:error", "✗ the round is not over yet: play on")
 
     def _open(self, panel: str) -> None:
         self.panel = panel
@@ -463,8 +460,7 @@ class GameScreen:
     # -- layout
 
     def _style(self) -> Style:
-        depth = self.app.color_depth if hasattr(self, "app") else ColorDepth.DEPTH_8_BIT
-        return MONOCHROME if depth is ColorDepth.DEPTH_1_BIT else COLOUR
+        return MONOCHROME if self.app.color_depth is ColorDepth.DEPTH_1_BIT else COLOUR
 
     def _layout(self) -> FloatContainer:
         def text(get: Callable[[], Line], align: WindowAlign = WindowAlign.LEFT) -> Window:
