@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -49,26 +50,26 @@ class Peer:
     def since(self, count: int) -> Sequence[bytes]:
         return [entry.wire for entry in self.chain.entries[count:]]
 
-    def deliver(self, wire: bytes, sender: bytes) -> None:
-        """Hold the entry until its predecessors are in; post (echo) each one appended."""
-        assert self.mesh is not None
+    def deliver(self, wire: bytes, sender: bytes) -> bool:
+        """Hold the entry until its predecessors are in (then the mesh echoes it on)."""
         try:
             entry = decode_entry(wire)
         except MalformedEntry:
-            return
-        if entry.seq >= len(self.chain):
-            self.pending.setdefault(entry.seq, entry)
+            return False
+        if entry.seq < len(self.chain):
+            return False
+        self.pending.setdefault(entry.seq, entry)
         while len(self.chain) in self.pending:
             entry = self.pending.pop(len(self.chain))
             try:
                 self.chain.append(entry, self.keys[entry.seat])
             except ChainError:
                 continue
-            self.mesh.post(entry.wire)
         self.author()
         if self.cut is not None and len(self.chain) >= self.cut[0]:
             asyncio.get_running_loop().create_task(self._cut(self.cut[1]))
             self.cut = None
+        return True
 
     async def _cut(self, key: bytes) -> None:
         assert self.mesh is not None
@@ -194,6 +195,9 @@ async def _peer_leaves_and_resyncs() -> None:
         play(peers, 120)
         await until(peers, lambda: all(len(p.chain) == 120 for p in peers))
         assert_same_logs(peers, 120)
+        started = time.monotonic()  # every peer says it is done: nobody waits out the grace
+        await asyncio.gather(*(p.mesh.finish(grace=30.0) for p in peers if p.mesh is not None))
+        assert time.monotonic() - started < 10.0
     finally:
         await close_all(peers)
 

@@ -1,13 +1,13 @@
 """A full mesh of authenticated links among a table's seated peers, carrying opaque entries.
 
 Every peer links to every other one: of each pair, the peer with the smaller key dials and
-keeps redialling (with backoff) while the link is down; the other accepts. The table layer
-`post`s every entry it accepts (its own and, as an echo, everyone else's) and the mesh sends it
-once to every link; a received entry is handed to the table layer unless its hash was posted
-already. So a broken link does not stall delivery while some path remains. When a link comes
-up each side says how many log entries it holds (`sync`) and the other sends what follows, so
-a reconnecting or restarted peer resyncs. A link silent past the idle timeout is closed (pings
-keep healthy links busy).
+keeps redialling (with backoff) while the link is down; the other accepts. Our own entries are
+`post`ed to every link; a received entry that the table layer takes (appended, or held until
+its predecessors arrive) is echoed on to every other link; entries are deduplicated by hash.
+So a broken link does not stall delivery while some path remains. When a link comes up each
+side says how many log entries it holds (`sync`) and the other sends what follows, so a
+reconnecting or restarted peer resyncs. A link silent past the idle timeout is closed (pings
+keep healthy links busy). `finish` says goodbye once every linked peer is done too.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ class EntryStore(Protocol):
         ...
 
 
-Deliver = Callable[[bytes, bytes], None]
-"""Called with (wire bytes, sender's key) for each received entry not yet posted; the table
-layer posts it (to echo it on) once accepted, at once or after its predecessors arrive. It must
-neither block nor raise."""
+Deliver = Callable[[bytes, bytes], bool]
+"""Called with (wire bytes, sender's key) for each received entry not seen before; returns
+whether the table layer took it (appended, or held until its predecessors arrive): then the
+mesh echoes it on to every other peer. It must neither block nor raise; it may `post`."""
 
 _Resync = int  # a queued request to send the log from this position on
 _Item = dict[str, Any] | _Resync
@@ -75,6 +75,7 @@ class Mesh:
         self._addresses: dict[bytes, tuple[str, int]] = {}
         self._links: dict[bytes, tuple[Link, asyncio.Queue[_Item]]] = {}
         self._seen: set[bytes] = set()
+        self._done: set[bytes] = set()
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
@@ -104,24 +105,41 @@ class Mesh:
             await self._changed.wait_for(lambda: set(keys) <= self._links.keys())
 
     def post(self, wire: bytes) -> None:
-        """Send an accepted entry (our own, already stored, or an echo) to every peer, once."""
+        """Send our own entry (already stored) to every peer; a second post is a no-op."""
+        self._send_on(wire, skip=None)
+
+    def _send_on(self, wire: bytes, skip: bytes | None) -> None:
         digest = entry_hash(wire)
         if digest not in self._seen:
             self._seen.add(digest)
             for key in list(self._links):
-                self._enqueue(key, {"t": "entry", "wire": wire})
+                if key != skip:
+                    self._enqueue(key, {"t": "entry", "wire": wire})
 
     async def disconnect(self, key: bytes, reason: str) -> None:
         """Close the link to `key` (the dialler will reconnect after its retry delay)."""
         if key in self._links:
             await self._links[key][0].close(reason)
 
+    async def finish(self, grace: float) -> None:
+        """The game is over here: tell every peer (after what is queued for it), wait up to
+        `grace` s until every linked peer has said the same, then close."""
+        for key in list(self._links):
+            self._enqueue(key, {"t": "done"})
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace), self._changed:
+                await self._changed.wait_for(lambda: self._links.keys() <= self._done)
+        await self.close()
+
     async def close(self) -> None:
-        """Stop listening and dialling; close every link."""
+        """Stop listening and dialling; close every link (after what is queued for it)."""
         self._closing = True
         if self._server is not None:
             self._server.close()
-        for link, _ in list(self._links.values()):
+        for link, queue in list(self._links.values()):
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await queue.join()
             await link.close("peer leaving the mesh")
         for task in list(self._tasks):
             task.cancel()
@@ -208,10 +226,14 @@ class Mesh:
     def _on_message(self, key: bytes, link: Link, message: dict[str, Any]) -> None:
         kind = message["t"]
         if kind == "entry" and isinstance(message.get("wire"), bytes):
-            if entry_hash(message["wire"]) not in self._seen:
-                self._deliver(message["wire"], key)
+            wire: bytes = message["wire"]
+            if entry_hash(wire) not in self._seen and self._deliver(wire, key):
+                self._send_on(wire, skip=key)
         elif kind == "sync" and type(message.get("count")) is int and message["count"] >= 0:
             self._enqueue(key, int(message["count"]))
+        elif kind == "done":
+            self._done.add(key)
+            self._spawn(self._notify())
         elif kind != "ping":
             self._spawn(link.close(f"malformed or unexpected mesh message {kind!r}"))
 
@@ -232,3 +254,4 @@ class Mesh:
                     await link.send({"t": "entry", "wire": wire})
             else:
                 await link.send(item)
+            queue.task_done()
