@@ -255,6 +255,7 @@ class GameScreen:
         self.round_end: RoundEnded | None = None
         self.game_end: GameEnded | GameAborted | None = None
         self.confirming_quit = False
+        self.lines_typed = 0  # how many lines the player has entered (tests wait on it)
         self._scroll = 0
         self._hint = make_bot("greedy", 0)
         self.input = Buffer(
@@ -362,6 +363,7 @@ class GameScreen:
 
     def submit_text(self, text: str) -> None:
         """Act on one line the player typed (a move or a command)."""
+        self.lines_typed += 1
         if self.confirming_quit:
             self.confirming_quit = False
             if text.strip().lower() in ("y", "yes", "quit"):

@@ -41,11 +41,15 @@ class Player:
         raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen.text()}")
 
     async def type(self, text: str, done: Callable[[], bool] | None = None) -> None:
-        """Type `text` (a line ends with '\\r'); wait until the input field has it, or `done`."""
-        self.keys.send_text(text)
+        """Type `text`; wait until the screen has taken its lines and the rest (or `done`)."""
+        lines = self.screen.lines_typed + text.count("\r")
         final = text.rsplit("\r", 1)[-1]
-        await self.until(done or (lambda: self.screen.input.text == final), f"typing {text!r}")
-        await asyncio.sleep(0.01)  # let the session answer (the bots move with no delay)
+
+        def taken() -> bool:
+            return self.screen.lines_typed >= lines and self.screen.input.text == final
+
+        self.keys.send_text(text)
+        await self.until(done or taken, f"typing {text!r}")
 
     def view(self) -> PlayerView:
         view = self.session.view
@@ -197,6 +201,7 @@ def test_events_appear_while_the_player_types() -> None:
         await player.until(player.my_turn, "my turn")
         logged = len(screen.log)
         await player.type("1\r9-")  # a move, then half of the next while the others play
+        await player.until(lambda: "Waiting for Ada" in screen.text(), "the status: Ada to move")
         await player.until(lambda: len(screen.log) >= logged + 3, "the others' moves")
         assert screen.input.text == "9-"
         assert any(text.startswith(("Ada ", "Bob ")) for _, text in screen.log[logged:])
