@@ -73,6 +73,7 @@ from cfnet.table_wire import (
 
 SEED_BYTES = 32
 MAX_PENDING = 4096
+MAX_ORDINARY_ENTRY = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +335,8 @@ class Table:
             raise PeerProtocolError(f"entry {entry.seq} is for another table", None)
         if entry.seat >= self.players:
             raise PeerProtocolError(f"entry {entry.seq} names seat {entry.seat}: no such seat")
+        if entry.kind != ABORT and len(wire) > MAX_ORDINARY_ENTRY:
+            raise PeerProtocolError(f"entry {entry.seq} is over {MAX_ORDINARY_ENTRY} bytes")
         events = self._take(entry, now)
         while not self.finished and len(self.entries) in self._pending:
             waiting = self._pending.pop(len(self.entries))
