@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import sys
 import time
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cfnet.identity import Identity
-from cfnet.net.discovery import Discovery, TableInfo, TxtError
+from cfnet.net.discovery import Discovery, TableInfo, TxtError, lan_addresses
 from cfnet.rules import RuleOptions
 
 ADVERTISER = Path(__file__).with_name("net_advertiser.py")
@@ -33,6 +34,12 @@ def table(**changes: object) -> TableInfo:
         "port": 4242,
     }
     return TableInfo(**(fields | changes))  # type: ignore[arg-type]
+
+
+def test_lan_addresses_are_ipv4_and_not_loopback_unless_alone() -> None:
+    found = lan_addresses()
+    assert found and all(isinstance(ipaddress.ip_address(a), ipaddress.IPv4Address) for a in found)
+    assert found == ["127.0.0.1"] or not any(a.startswith("127.") for a in found)
 
 
 def txt_bytes(info: TableInfo) -> dict[bytes, bytes | None]:
