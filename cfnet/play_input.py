@@ -77,7 +77,7 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
         raise InputError(f"it is {who}'s turn, not yours: wait for your turn")
     moves = numbered_moves(view)
     choose = f"choose from: {allowed_now(moves)}"
-    if len(words) == 1 and words[0].isdigit():
+    if len(words) == 1 and words[0].isdecimal():
         number = int(words[0])
         if 1 <= number <= len(moves):
             return moves[number - 1]
@@ -113,7 +113,6 @@ def _draw_or_pass(move: Draw | Pass, view: PlayerView, moves: list[Move], choose
     if plays:
         what = "draw" if isinstance(move, Draw) else "pass"
         first = plays[0]
-        assert isinstance(first, Play)
         raise InputError(
             f"you cannot {what}: {first.tile.label} fits {first.end}, and you must play when "
             f"you can; {choose}"
@@ -143,13 +142,12 @@ def _tile_move(
             options = " or ".join(f"{tile.label} {p}" for p in places)
             raise InputError(f"{tile.label} fits {', '.join(places)}: say where, e.g. {options}")
         raise InputError(f"{tile.label} fits no open end: {public.requirement()}; {choose}")
-    if end in places:
-        return play(tile, end)
-    try:
-        public.copy().apply_public(play(tile, end), view.seat)
+    move = play(tile, end)
+    try:  # the engine explains a wrong end best; a copy keeps the round as it is
+        public.copy().apply_public(move, view.seat)
     except IllegalMoveError as error:
         raise InputError(f"{error}; {choose}") from None
-    raise InputError(f"{tile.label} {end} is not allowed now: {choose}")
+    return move
 
 
 class InputCompleter(Completer):
