@@ -1,0 +1,100 @@
+"""The table's API: local moves, garbage, resuming from saved secrets, deadlines, reordering."""
+
+from __future__ import annotations
+
+import pytest
+
+from cfnet.engine import PASS
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.log import Entry
+from cfnet.rules import RuleOptions
+from cfnet.table import LocalSeat, SeatInfo, Table, make_genesis
+from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
+from cfnet.table_wire import TIMEOUT
+
+
+def _logs(network: Network) -> set[bytes]:
+    return {b"".join(e.wire for e in t.entries) for t in network.tables}
+
+
+def test_local_moves_are_checked() -> None:
+    network = start_tables(2, 4, RuleOptions(rounds=1))
+    network.run(until=lambda: any(t.awaiting_local_move for t in network.tables))
+    mover = next(t for t in network.tables if t.awaiting_local_move)
+    other = next(t for t in network.tables if t is not mover)
+    legal = mover.view().legal_moves()
+    assert PASS not in legal
+    with pytest.raises(LocalProtocolError, match="not a legal move now"):
+        mover.choose(PASS)
+    with pytest.raises(LocalProtocolError, match="not your turn"):
+        other.choose(legal[0])
+    assert mover.outgoing(network.now) == []
+    mover.choose(legal[0])
+    assert [e.kind for e in mover.outgoing(network.now)] == ["play"]
+
+
+def test_garbage_changes_nothing() -> None:
+    network = start_tables(2, 5, RuleOptions(rounds=1))
+    network.run(until=lambda: len(network.tables[0].entries) > 6)
+    table = network.tables[0]
+    before = list(table.entries)
+    for junk in (b"", b"\x92\xc4\x01", b"\xff" * 40):
+        with pytest.raises(PeerProtocolError):
+            table.receive(junk, network.now)
+    assert table.entries == before and table.fault is None
+    assert table.receive(before[-1].wire, network.now) == []  # an echo
+
+
+def test_seats_must_match_keys() -> None:
+    host, guest = sim_identity(9, 0), sim_identity(9, 1)
+    seats = [SeatInfo("a", host.public), SeatInfo("b", guest.public)]
+    genesis = make_genesis(host, bytes(16), "t", RuleOptions(rounds=1), seats)
+    with pytest.raises(LocalProtocolError):
+        Table(genesis.wire, LocalSeat(guest, 0))
+    with pytest.raises(LocalProtocolError):
+        make_genesis(guest, bytes(16), "t", RuleOptions(rounds=1), seats)
+
+
+def test_resume_from_saved_secrets() -> None:
+    """A peer that restarts mid-round from its saved seeds and the chain plays on unchanged."""
+    whole = play_protocol_game(3, 6, RuleOptions(rounds=2))
+    network = start_tables(3, 6, RuleOptions(rounds=2))
+    network.run(until=lambda: len(network.tables[0].entries) > 40)
+    old = network.tables[1]
+    assert old.local is not None
+    saved = old.local.secrets_to_plain()
+    fresh = Table(old.entries[0].wire, LocalSeat.from_plain(old.local.identity, saved))
+    fresh.local.entropy = old.local.entropy  # type: ignore[union-attr]
+    for entry in old.entries[1:]:
+        fresh.receive(entry.wire, network.now)
+    assert fresh.entries == old.entries
+    network.tables[1] = fresh
+    network.run()
+    assert _logs(network) == _logs(whole)
+
+
+def test_deadline_then_the_next_poster() -> None:
+    """Seat 1 never posts; seat 0's abort is lost too: seat 2 posts one a timeout later."""
+    network = start_tables(3, 7, RuleOptions(rounds=1), timeout=30)
+    drop: list[Entry] = []
+
+    def silent(entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
+        drop.append(entry)
+        return []
+
+    network.tampers = {1: silent, 0: lambda e: [] if e.kind == "abort" else [(e.wire, None)]}
+    assert network.tables[2].next_deadline() == 30
+    network.run()
+    late = network.tables[2]
+    assert late.aborted is not None and late.aborted.seat == 1
+    assert late.aborted.code == TIMEOUT and late.aborted_by == 2
+    assert network.now == 60
+    assert drop and drop[0].kind == "accept"
+
+
+def test_entries_in_any_order() -> None:
+    entries = play_protocol_game(2, 8, RuleOptions(rounds=1)).tables[0].entries
+    observer = Table(entries[0].wire)
+    for entry in reversed(entries[1:]):
+        observer.receive(entry.wire, 0.0)
+    assert observer.over and observer.entries == entries
