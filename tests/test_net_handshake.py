@@ -183,3 +183,19 @@ def test_replayed_handshake_over_a_socket_is_closed_with_reason() -> None:
     closed = asyncio.run(_replay_recorded_frames())
     assert closed.reason == "handshake failed: the peer's handshake signature does not verify"
     assert isinstance(closed.error, HandshakeError)
+
+
+async def _silent_peer() -> LinkClosed:
+    async with link_server() as (port, accepted):
+        _, writer = await asyncio.open_connection(LOOPBACK, port)
+        server_link = await asyncio.wait_for(accepted.get(), 5)
+        with pytest.raises(LinkClosed) as info:
+            await server_link.handshake(
+                Handshake(HOST, initiator=False, table_id=TABLE), timeout=0.2
+            )
+        writer.close()
+        return info.value
+
+
+def test_a_silent_peer_times_out_the_handshake() -> None:
+    assert asyncio.run(_silent_peer()).reason == "handshake timed out after 0.2 s"
