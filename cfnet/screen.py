@@ -517,7 +517,7 @@ class GameScreen:
                 "",
                 f" Round {public.round_number}/{game.options.rounds} · centre {public.centre}"
                 f" · move {len(public.moves)} · yard {public.yard_count}"
-                f" ({public.drawable} may be drawn)",
+                f" ({public.drawable} drawable)",
             )
         ]
 
@@ -528,11 +528,11 @@ class GameScreen:
         waiting = session.waiting_for
         if not waiting:
             return [("", "")]
-        if waiting == (session.seat,):
+        if session.seat in waiting:
             text = "Your turn" if self.round_end is None else "Press Enter"
             return [("class:status.turn", f" ▶ {text} ")]
-        names = ", ".join(_name(session.names, s) for s in waiting)
-        return [("", f"Waiting for {names} ")]
+        more = f" +{len(waiting) - 1}" if len(waiting) > 1 else ""
+        return [("", f"  Waiting for {_name(session.names, waiting[0])[:10]}{more} ")]
 
     def _players(self) -> Line:
         """A small table: each seat's name (the one to move marked), tiles in hand, points."""

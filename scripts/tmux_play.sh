@@ -57,7 +57,7 @@ wait_for '^ +(▶)?You +(▶)?Ada +(▶)?Bob$' "the players' table"
 wait_for '^tiles +[0-9]+ +[0-9]+ +[0-9]+' "each player's tile count"
 wait_for '^points +0 +0 +0' "the scores"
 wait_for '^centre \[9\|9\] +\(' "the board"
-wait_for 'yard [0-9]+ \([0-9]+ may be drawn\)' "the yard size and how many may be drawn"
+wait_for 'yard [0-9]+ \([0-9]+ drawable\)' "the yard size and how many may be drawn"
 wait_for '^Hand  \[' "the hand"
 wait_for '▶ Your turn' "the player's turn" 20
 wait_for '^Moves 1\) ' "the numbered legal moves"
