@@ -11,6 +11,7 @@ from cheaters import Cheater, assert_caught, bad_signature, resign, run
 
 from cfnet.deck import SeatSecrets
 from cfnet.log import Entry
+from cfnet.table_events import Superseded
 from cfnet.table_round import Step
 from cfnet.table_sim import Network, Tamper
 from cfnet.table_wire import BAD_ENTRY, BAD_POINT, EQUIVOCATION, OUT_OF_TURN, TIMEOUT, pack, unpack
@@ -281,3 +282,22 @@ def test_entry_replayed_from_another_table() -> None:
     network, _ = run(3, 18, 1, tamper=lambda n: _tamper_once(n, 1, "commit", foreign))
     assert_caught(network, 1, TIMEOUT)
     assert any("another table" in str(e) for _, e in network.errors)
+
+
+def test_junk_point_in_the_final_deck() -> None:
+    """Only the owner's opening consumes a dealt final point: it reports it, out of turn with
+    the next move, and its abort takes that move's place on every peer."""
+
+    def rewrite(c: Cheater, kind: str, body: Body) -> tuple[str, Body] | None:
+        if kind != "shuffle_b":
+            return None
+        deck = unpack(body["deck"])
+        return kind, {**body, "deck": pack([_junk_point(), *deck[1:]])}
+
+    network, cheater = run(3, 20, 2, rewrite)
+    assert cheater is not None
+    assert assert_caught(network, 2, BAD_POINT) == cheater.cheated_at
+    assert network.tables[0].aborted_by == 0, "seat 0 owns position 0"
+    assert network.tables[0].round is not None and network.tables[0].round.starter == 1
+    superseded = [e for e in network.events[1] if isinstance(e, Superseded)]
+    assert superseded, "the starter's first move gave way to the abort"
