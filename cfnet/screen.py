@@ -252,7 +252,8 @@ class GameScreen:
         self.log: list[tuple[str, str]] = []
         self.feedback: tuple[str, str] = ("class:info", "Type help for the commands.")
         self.panel: str | None = None
-        self.round_end: RoundEnded | None = None
+        self.round_end: RoundEnded | None = None  # set from a round's end to the next deal
+        self.results: RoundEnded | None = None  # the last round's, for the results panel
         self.game_end: GameEnded | GameAborted | None = None
         self.confirming_quit = False
         self.lines_typed = 0  # how many lines the player has entered (tests wait on it)
@@ -314,8 +315,8 @@ class GameScreen:
             self._add(style, text)
         elif isinstance(event, RoundBegan):
             self.round_end = None
-            if self.panel == "round":
-                self.panel = None
+            if self.panel == "round":  # the table moved on by itself: let the player read on
+                self.feedback = ("class:info", "The next round has begun: Enter shows the board")
             view = self.session.view
             centre = f", centre {view.public.centre}" if view is not None else ""
             starter = (
@@ -323,7 +324,7 @@ class GameScreen:
             )
             self._add("class:event.round", f"Round {event.round_number} begins{centre}; {starter}")
         elif isinstance(event, RoundEnded):
-            self.round_end = event
+            self.round_end = self.results = event
             why = describe_end(event.reason, event.went_out, names)
             self._add("class:event.round", f"Round {event.round_number} over: {why}")
             scores = ", ".join(f"{_name(names, s)} {p}" for s, p in enumerate(event.scores))
@@ -563,8 +564,8 @@ class GameScreen:
             return _titled("Scores", [("", row) for row in rows])
         if self.panel == "log":
             return _titled("Event log", self.log)
-        if self.panel == "round" and self.round_end is not None:
-            return self._round_lines(self.round_end)
+        if self.panel == "round" and self.results is not None:
+            return self._round_lines(self.results)
         if view is None:
             return [[("", "Waiting for the deal…")]]
         return [_board_line(row) for row in render_board(view.public).split("\n")]
@@ -588,7 +589,7 @@ class GameScreen:
                 lines.append([("", f"The game's log is saved in {self.game_end.log_path}")])
             lines.append([("", "Press Enter to leave.")])
         else:
-            lines.append([("", f"Press Enter for round {end.round_number + 1} (Esc: the board).")])
+            lines.append([("", "Press Enter to go on (Esc: the board).")])
         return lines
 
     def _banner(self) -> Line:

@@ -313,3 +313,21 @@ def test_tab_completes_and_up_recalls_earlier_lines() -> None:
         await player.type("\x15quit\ry\r")
 
     assert run_screen(scenario) == 0
+
+
+def test_results_stay_up_when_the_table_deals_on_by_itself() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        await play_first_moves_to_the_end(player)
+        await player.until(lambda: screen.round_end is not None, "the round's end")
+        player.session.ready()  # as a protocol table does without asking the screen
+        await player.until(lambda: screen.round_end is None, "the next deal")
+        assert screen.panel == "round"
+        assert "Round 1 over" in screen.text()
+        assert "The next round has begun: Enter shows the board" in player.feedback
+        await player.type("\r")
+        assert screen.panel is None
+        assert "centre [8|8]" in screen.text()
+        await player.type("quit\ry\r")
+
+    assert run_screen(scenario, rounds=2) == 0
