@@ -18,7 +18,7 @@ def audit_round(state: RoundState, skip: int | None = None) -> AuditResult:
     secrets = [SeatSecrets.derive(seed, table_id, r, s) for s, seed in enumerate(state.seeds)]
     for seat, derived in enumerate(secrets):
         if derived.starter_nonce != state.nonces[seat]:
-            raise blame(seat, "its starter nonce is not the one its seed gives", state.a_seqs[seat])
+            raise blame(seat, "its starter nonce is not the one its seed gives", state.b_seqs[seat])
     previous, previous_seq, previous_seat = round_deck(state.centre), -1, -1
     for phase, decks, seqs, shuffle in (
         ("A", state.a_decks, state.a_seqs, shuffle_phase_a),

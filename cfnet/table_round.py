@@ -44,7 +44,6 @@ from cfnet.log import Entry
 from cfnet.rules import RuleOptions, hand_size, round_double
 from cfnet.table_events import Event, HandDealt, MoveMade, RoundStarted
 from cfnet.table_wire import (
-    COMMIT,
     DEAL,
     PLAY,
     REVEAL,
@@ -65,7 +64,6 @@ DECK_SIZE = len(ALL_TILES) - 1
 class Step(Enum):
     """Where a round stands; each step is posted seat by seat except the turns."""
 
-    COMMIT = COMMIT
     SHUFFLE_A = SHUFFLE_A
     SHUFFLE_B = SHUFFLE_B
     DEAL = DEAL
@@ -110,7 +108,7 @@ class RoundState:
     options: RuleOptions
     me: int | None
     secrets: SeatSecrets | None
-    step: Step = Step.COMMIT
+    step: Step = Step.SHUFFLE_A
     seed_commits: list[bytes] = field(default_factory=list)
     nonce_commits: list[bytes] = field(default_factory=list)
     nonces: list[bytes] = field(default_factory=list)
@@ -181,7 +179,6 @@ class RoundState:
         """The seat entitled to post the next round entry and the kinds it may post."""
         step = self.step
         counts = {
-            Step.COMMIT: len(self.seed_commits),
             Step.SHUFFLE_A: len(self.a_decks),
             Step.SHUFFLE_B: len(self.b_decks),
             Step.DEAL: self.deals,
@@ -217,13 +214,6 @@ class RoundState:
         events: list[Event] = handler(entry, entry.seat, entry.body)
         return events
 
-    def _on_commit(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
-        self.seed_commits.append(body["seed"])
-        self.nonce_commits.append(body["nonce"])
-        if len(self.seed_commits) == self.players:
-            self.step = Step.SHUFFLE_A
-        return []
-
     def _checked_deck(self, entry: Entry, deck: object) -> list[bytes]:
         try:
             return check_deck(deck, DECK_SIZE, validate_points=False)
@@ -231,28 +221,30 @@ class RoundState:
             raise blame(entry.seat, f"its {entry.kind} deck: {error.reason}", entry.seq) from None
 
     def _on_shuffle_a(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
+        self.a_decks.append(self._checked_deck(entry, unpack(body["deck"])))
+        self.a_seqs.append(entry.seq)
+        self.seed_commits.append(body["seed_commitment"])
+        self.nonce_commits.append(body["nonce_commitment"])
+        if len(self.a_decks) == self.players:
+            self.step = Step.SHUFFLE_B
+        return []
+
+    def _on_shuffle_b(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         try:
             check_nonce(body["nonce"], self.nonce_commits[seat], self.table_id, self.number, seat)
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
-        self.a_decks.append(self._checked_deck(entry, unpack(body["deck"])))
-        self.a_seqs.append(entry.seq)
+        self.b_decks.append(self._checked_deck(entry, unpack(body["deck"])))
+        self.b_seqs.append(entry.seq)
+        self.key_commits.append(unpack(body["key_commitments"]))
         self.nonces.append(body["nonce"])
-        if len(self.a_decks) < self.players:
+        if len(self.b_decks) < self.players:
             return []
         index = joint_draw_index(self.nonces, self.table_id, self.number)
         self.starter = starting_seat(self.number, self.players, index)
         self.public = PublicRound(self.players, self.number, self.starter, self.options)
-        self.step = Step.SHUFFLE_B
+        self.step = Step.DEAL
         return [RoundStarted(self.number, self.starter)]
-
-    def _on_shuffle_b(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
-        self.b_decks.append(self._checked_deck(entry, unpack(body["deck"])))
-        self.b_seqs.append(entry.seq)
-        self.key_commits.append(unpack(body["commitments"]))
-        if len(self.b_decks) == self.players:
-            self.step = Step.DEAL
-        return []
 
     def _check_key(self, entry: Entry, key: bytes, position: int) -> bytes:
         seat = entry.seat
@@ -441,11 +433,9 @@ class RoundState:
         secrets, me, r = self.secrets, self.me, self.number
         assert secrets is not None and me is not None
         body: dict[str, Any] = {"round": r}
-        if kind == COMMIT:
-            body["seed"] = seed_commitment(secrets.seed, self.table_id, r, me)
-            body["nonce"] = nonce_commitment(secrets.starter_nonce, self.table_id, r, me)
-        elif kind == SHUFFLE_A:
-            body["nonce"] = secrets.starter_nonce
+        if kind == SHUFFLE_A:
+            body["seed_commitment"] = seed_commitment(secrets.seed, self.table_id, r, me)
+            body["nonce_commitment"] = nonce_commitment(secrets.starter_nonce, self.table_id, r, me)
             if me == 0:
                 body["deck"] = pack(shuffle_phase_a(round_deck(self.centre), secrets))
             else:
@@ -456,7 +446,8 @@ class RoundState:
             else:
                 deck = self._hop(shuffle_phase_b, self.b_decks, self.b_seqs, me - 1)
             body["deck"] = pack(deck)
-            body["commitments"] = pack(secrets.key_commitments())
+            body["key_commitments"] = pack(secrets.key_commitments())
+            body["nonce"] = secrets.starter_nonce
         elif kind == DEAL:
             body["keys"] = pack([secrets.position_keys[p] for p in self.others_positions(me)])
         elif kind == YARD_KEY:

@@ -19,7 +19,6 @@ KEY_BYTES = 32
 
 TABLE = "table"
 ACCEPT = "accept"
-COMMIT = "commit"
 SHUFFLE_A = "shuffle_a"
 SHUFFLE_B = "shuffle_b"
 DEAL = "deal"
@@ -84,9 +83,8 @@ def round_body_spec(kind: str, players: int, hand: int) -> dict[str, Check]:
     """The fields of a round entry of `kind` at a table of `players` seats dealt `hand` each."""
     deck = packed(54)
     specs: dict[str, dict[str, Check]] = {
-        COMMIT: {"seed": is_b32, "nonce": is_b32},
-        SHUFFLE_A: {"deck": deck, "nonce": is_b32},
-        SHUFFLE_B: {"deck": deck, "commitments": deck},
+        SHUFFLE_A: {"deck": deck, "seed_commitment": is_b32, "nonce_commitment": is_b32},
+        SHUFFLE_B: {"deck": deck, "key_commitments": deck, "nonce": is_b32},
         DEAL: {"keys": packed((players - 1) * hand)},
         PLAY: {"position": is_int, "tile": is_int, "end": is_str, "key": is_b32},
         DRAW: {},

@@ -24,7 +24,7 @@ from cfnet.table_verify import verify_entries
 
 
 def setup_time(players: int, seed: int) -> float:
-    """Seconds from the first commitment to every seat holding its hand, all peers together."""
+    """Seconds from the first round entry to every seat holding its hand, all peers together."""
     network = start_tables(players, seed, RuleOptions(rounds=1))
     network.run(until=lambda: all(t.round is not None for t in network.tables))
     start = time.perf_counter()
@@ -76,8 +76,9 @@ def main() -> None:
             f"{players:>5} {setup * 1e3:>10.1f} {mults:>6} {pure * 1e3:>9.1f}"
             f" {setup / pure:>6.2f} {verify * 1e3:>10.1f} {runs[0][1]:>8}"
         )
-    print("set-up: every seat's commit, nonce, shuffle_a, shuffle_b and deal, each checked by")
-    print("every peer (signatures, decks, key commitments), and each seat opening its hand.")
+    print("set-up: every seat's shuffle_a, shuffle_b and deal (with the seed, nonce and key")
+    print("commitments and the nonces), each checked by every peer (signatures, decks, keys),")
+    print("the joint draw, and each seat opening its hand.")
     print("mults: N*(2*54 + hand) scalar multiplications, timed on their own.")
     print(f"verify: read the log of a complete {args.rounds}-round game and check all of it.")
 

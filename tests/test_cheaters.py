@@ -181,38 +181,45 @@ def test_revealed_seed_not_matching_commitment() -> None:
 
 
 def test_commitment_copied_from_another_seat() -> None:
+    """Seat 2 copies seat 0's commitments, then seat 0's revealed nonce: it does not open for
+    seat 2 (commitments are bound to the seat)."""
+
     def rewrite(c: Cheater, kind: str, body: Body) -> tuple[str, Body] | None:
         r = c.table.round if c.table else None
         if r is None:
             return None
-        if kind == "commit":
-            return kind, {**body, "seed": r.seed_commits[0], "nonce": r.nonce_commits[0]}
         if kind == "shuffle_a":
+            copied = {"seed_commitment": r.seed_commits[0], "nonce_commitment": r.nonce_commits[0]}
+            return kind, {**body, **copied}
+        if kind == "shuffle_b":
             return kind, {**body, "nonce": r.nonces[0]}
         return None
 
     network, cheater = run(3, 9, 2, rewrite, times=2)
     assert cheater is not None
     seq = assert_caught(network, 2, BAD_ENTRY)
-    assert _entry_at(network, seq).kind == "shuffle_a", "the copied nonce does not open for 2"
+    assert _entry_at(network, seq).kind == "shuffle_b", "the copied nonce does not open for 2"
 
 
 def test_commitment_replayed_from_an_earlier_round() -> None:
+    """In round 2 seat 1 reuses its round-1 commitments and nonce: bound to round 1."""
+
     def rewrite(c: Cheater, kind: str, body: Body) -> tuple[str, Body] | None:
         if c.table is None or c.table.round is None or c.table.round.number != 2:
             return None
         first = [e for e in c.table.entries if e.seat == c.seat and e.body.get("round") == 1]
-        old = next(e for e in first if e.kind == kind) if kind in ("commit", "shuffle_a") else None
-        if old is None:
-            return None
-        if kind == "shuffle_a":
+        old = next((e for e in first if e.kind == kind), None)
+        if kind == "shuffle_a" and old is not None:
+            names = ("seed_commitment", "nonce_commitment")
+            return kind, {**body, **{name: old.body[name] for name in names}}
+        if kind == "shuffle_b" and old is not None:
             return kind, {**body, "nonce": old.body["nonce"]}
-        return kind, {**old.body, "round": 2}
+        return None
 
     network, cheater = run(2, 10, 1, rewrite, rounds=2, times=2)
     assert cheater is not None
     seq = assert_caught(network, 1, BAD_ENTRY)
-    assert _entry_at(network, seq).kind == "shuffle_a", "a round-1 nonce does not open in round 2"
+    assert _entry_at(network, seq).kind == "shuffle_b", "a round-1 nonce does not open in round 2"
 
 
 # ---------------------------------------------------------------- the chain
@@ -237,7 +244,7 @@ def test_entry_out_of_turn() -> None:
         again = resign(identity, entry, seq=entry.seq + 1, prev=entry.hash)
         return [(entry.wire, None), (again.wire, None)]
 
-    network, _ = run(3, 14, 1, tamper=lambda n: _tamper_once(n, 1, "commit", extra))
+    network, _ = run(3, 14, 1, tamper=lambda n: _tamper_once(n, 1, "shuffle_a", extra))
     assert_caught(network, 1, OUT_OF_TURN)
 
 
@@ -245,7 +252,7 @@ def test_bad_signature() -> None:
     def forged(identity: Any, entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
         return [(bad_signature(entry), None)]
 
-    network, _ = run(3, 15, 2, tamper=lambda n: _tamper_once(n, 2, "commit", forged))
+    network, _ = run(3, 15, 2, tamper=lambda n: _tamper_once(n, 2, "shuffle_a", forged))
     assert_caught(network, 2, TIMEOUT)
     assert any("signature" in str(e) for _, e in network.errors)
     assert "bad signature" in network.tables[0].aborted.detail  # type: ignore[union-attr]
@@ -279,7 +286,7 @@ def test_entry_replayed_from_another_table() -> None:
     def foreign(identity: Any, entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
         return [(resign(identity, entry, table_id=bytes(16)).wire, None)]
 
-    network, _ = run(3, 18, 1, tamper=lambda n: _tamper_once(n, 1, "commit", foreign))
+    network, _ = run(3, 18, 1, tamper=lambda n: _tamper_once(n, 1, "shuffle_a", foreign))
     assert_caught(network, 1, TIMEOUT)
     assert any("another table" in str(e) for _, e in network.errors)
 

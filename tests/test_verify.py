@@ -47,7 +47,7 @@ def test_truncated_log_names_the_seat_due(
     write_log(path, entries[:5])
     assert main(["verify", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "the log ends after entry 4: seat 1 was due to post shuffle_a" in out
+    assert "the log ends after entry 4: seat 1 was due to post shuffle_b" in out
     assert "to blame: seat 1" in out
 
 
@@ -60,7 +60,7 @@ def test_forged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     write_log(path, [*entries[:3], forged])
     assert main(["verify", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "entry 3 (seat 1, commit): entry 3: the signature is not seat 1's" in out
+    assert "entry 3 (seat 1, shuffle_a): entry 3: the signature is not seat 1's" in out
     assert "no seat can be proven at fault" in out
 
 
