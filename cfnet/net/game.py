@@ -1,0 +1,412 @@
+"""The network game driver: one seat's `Table` on the real network (one per process).
+
+A thin shell around the sans-IO table: entries from the mesh go to `Table.receive` with
+`time.monotonic()`; the entries the table posts are written to the store (secrets first, then
+the entry, fsynced) and only then sent to every peer; a timer is armed at `next_deadline()`.
+It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
+computer seats and scripts. When the game is over the saved log is verified.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from cfnet.bots import Player
+from cfnet.engine import Game, IllegalMoveError, Move, PlayerView, Round
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.identity import Identity, fingerprint
+from cfnet.log import Entry
+from cfnet.logfile import MAGIC, encode_record, read_log, write_atomically
+from cfnet.net.mesh import Mesh
+from cfnet.session import (
+    GameAborted,
+    GameEnded,
+    Moved,
+    Notice,
+    RoundBegan,
+    RoundEnded,
+    SessionEvent,
+)
+from cfnet.store import FILE_MODE, LOG_FILE, TableStore
+from cfnet.table import Table
+from cfnet.table_events import (
+    Aborted,
+    Appended,
+    Event,
+    FaultFound,
+    GameOver,
+    MoveMade,
+    RoundScored,
+    RoundStarted,
+    Superseded,
+)
+from cfnet.table_verify import verify_entries
+
+log = logging.getLogger("cfnet.net")
+
+GRACE = 0.05  # after a timer fires, let what already arrived be delivered first
+LINGER = 0.3  # after the end, keep the links up so every peer gets the last entries
+MAX_LINGER = 30.0
+
+Say = Callable[[str], None]
+
+
+class Chaos:
+    """Test-only link cutting: after each appended entry, with probability `rate`, close the
+    link to a peer chosen by a seeded generator (set by CFNET_TEST_CHAOS=seed:rate)."""
+
+    def __init__(self, seed: int, rate: float) -> None:
+        self.rng = random.Random(seed)
+        self.rate = rate
+
+    @classmethod
+    def parse(cls, text: str | None) -> Chaos | None:
+        if not text:
+            return None
+        seed, _, rate = text.partition(":")
+        return cls(int(seed), float(rate or "0.05"))
+
+
+class _Log:
+    """The mesh's view of the table's chain (for resyncing peers)."""
+
+    def __init__(self, table: Table) -> None:
+        self._table = table
+
+    def count(self) -> int:
+        return len(self._table.entries)
+
+    def since(self, count: int) -> Sequence[bytes]:
+        return [entry.wire for entry in self._table.entries[count:]]
+
+
+class NetGame:
+    """One seat at a table on the LAN: its `Table`, `TableStore` and `Mesh`.
+
+    `player` plays the seat if given (a computer seat); otherwise moves come through `submit`
+    (the game screen). `say` prints plain progress lines (None: quiet)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        table: Table,
+        store: TableStore,
+        *,
+        player: Player | None = None,
+        say: Say | None = None,
+        chaos: Chaos | None = None,
+    ) -> None:
+        if table.local is None or table.me is None:
+            raise LocalProtocolError("a network game needs a local seat")
+        self.identity = identity
+        self.table = table
+        self.store = store
+        self.player = player
+        self._say = say
+        self._chaos = chaos
+        self._local = table.local
+        self._saved_seeds = dict(self._local.seeds)
+        self._keys = [info.key for info in table.seats]
+        self.mesh = Mesh(identity, table.table_id, self._keys, _Log(table), self._deliver)
+        self._wake = asyncio.Event()
+        self._queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
+        self._fatal: BaseException | None = None
+        self._rewrite = False
+        self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
+        self._noticed = False
+        self._task: asyncio.Task[int] | None = None
+        self.result: SessionEvent | None = None
+        self.log_path = store.path / LOG_FILE
+
+    # ------------------------------------------------------------------ GameSession
+
+    @property
+    def seat(self) -> int:
+        assert self.table.me is not None
+        return self.table.me
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(info.name for info in self.table.seats)
+
+    @property
+    def game(self) -> Game:
+        return self.table.game
+
+    @property
+    def view(self) -> PlayerView | None:
+        try:
+            return self.table.view()
+        except LocalProtocolError:
+            return None
+
+    @property
+    def waiting_for(self) -> tuple[int, ...]:
+        awaited = self.table.awaited
+        return () if awaited is None else (awaited,)
+
+    def start(self) -> None:
+        """Run the game in a task on the running loop (the mesh must be listening)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self.play())
+
+    async def next_event(self) -> SessionEvent:
+        return await self._queue.get()
+
+    def submit(self, move: Move) -> None:
+        try:
+            self.table.choose(move)
+        except LocalProtocolError as exc:
+            raise IllegalMoveError(str(exc)) from None
+        self._wake.set()
+
+    def ready(self) -> None:
+        """Nothing to do: the protocol goes on to the next round by itself."""
+
+    async def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self.mesh.close()
+
+    # ------------------------------------------------------------------ running
+
+    async def listen(self, host: str, port: int = 0) -> int:
+        """Open the mesh listener; returns its port."""
+        return await self.mesh.start(host, port)
+
+    def set_addresses(self, addresses: dict[int, tuple[str, int]]) -> None:
+        """Where the other seats listen."""
+        for seat, (host, port) in addresses.items():
+            if seat != self.table.me and 0 <= seat < len(self._keys):
+                self.mesh.set_address(self._keys[seat], host, port)
+
+    def replay(self, entries: Sequence[Entry]) -> None:
+        """Feed back the entries saved before a restart (those after the genesis)."""
+        for entry in entries:
+            self._handle(self.table.receive(entry.wire, time.monotonic()))
+
+    async def play(self) -> int:
+        """Play until the game is over; save, verify and return the exit code (0: a complete
+        valid game, 3: the game ended with an abort, 1: a local failure)."""
+        try:
+            while not self.table.finished and self._fatal is None:
+                self._wake.clear()
+                self._pump()
+                if self.table.finished:
+                    break
+                wakeup = self._next_wakeup()
+                timeout = None if wakeup is None else max(0.0, wakeup - time.monotonic())
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout)
+                except TimeoutError:
+                    await asyncio.sleep(GRACE)
+            if self._fatal is None:
+                await self._linger()
+        finally:
+            await self.mesh.close()
+        return self._finish()
+
+    def _pump(self) -> None:
+        """Take timeouts, let a computer seat choose, post what the table posts."""
+        table = self.table
+        try:
+            table.handle_timeout(time.monotonic())
+            while True:
+                if self.player is not None and table.awaiting_local_move:
+                    table.choose(self.player.choose(table.view()))
+                posted = table.outgoing(time.monotonic())
+                if self._local.seeds != self._saved_seeds:
+                    self.store.save_secrets(self._local.secrets_to_plain())
+                    self._saved_seeds = dict(self._local.seeds)
+                self._handle(table.drain_events())
+                for entry in posted:
+                    self.mesh.post(entry.wire)
+                if not posted:
+                    break
+        except (OSError, LocalProtocolError) as exc:
+            self._fail(exc)
+
+    def _deliver(self, wire: bytes, key: bytes) -> bool:
+        """An entry from the mesh (never raises)."""
+        if self.table.finished:
+            return True
+        try:
+            events = self.table.receive(wire, time.monotonic())
+        except PeerProtocolError as exc:
+            log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
+            return False
+        try:
+            self._handle(events)
+        except (OSError, LocalProtocolError) as exc:
+            self._fail(exc)
+        self._wake.set()
+        return True
+
+    def _fail(self, exc: BaseException) -> None:
+        log.error("cannot go on: %s", exc)
+        if self._fatal is None:
+            self._fatal = exc
+        self._wake.set()
+
+    def _handle(self, events: list[Event]) -> None:
+        """Store appended entries (in chain order) and turn events into session events."""
+        for event in events:
+            if isinstance(event, Appended):
+                if not self._rewrite:
+                    self.store.append(event.entry)
+                self._cut_links()
+            elif isinstance(event, Superseded):
+                self._rewrite = True
+            elif isinstance(event, RoundStarted):
+                self._emit(RoundBegan(event.round_number, event.starter))
+                self._line(f"round {event.round_number}: {self._who(event.starter)} starts")
+            elif isinstance(event, MoveMade):
+                self._emit(Moved(event.seat, event.move, event.drawn))
+            elif isinstance(event, RoundScored):
+                self._emit(self._round_ended(event))
+                self._line(
+                    f"round {event.round_number}: scores {list(event.scores)}, "
+                    f"totals {list(event.totals)}"
+                )
+            elif isinstance(event, FaultFound):
+                fault = event.fault
+                text = f"{self._who(fault.seat)} {fault.detail} ({fault.code})"
+                self._emit(Notice(text))
+                self._line(f"fault: {text}")
+            elif isinstance(event, Aborted):
+                fault = event.fault
+                text = (
+                    f"{self._who(fault.seat)} {fault.detail} ({fault.code}); "
+                    f"abort signed by {self._who(event.by)}"
+                )
+                self.result = GameAborted(text)
+            elif isinstance(event, GameOver):
+                self.result = GameEnded(event.totals, event.winners, self.log_path)
+
+    def _round_ended(self, event: RoundScored) -> RoundEnded:
+        replay = Round(
+            self.table.players,
+            event.round_number,
+            event.starter,
+            [list(hand) for hand in event.dealt],
+            list(event.yard),
+            self.table.options,
+        )
+        for move in event.moves:
+            replay.apply(move)
+        public = replay.public
+        assert public.end_reason is not None
+        return RoundEnded(
+            event.round_number,
+            public.end_reason,
+            public.went_out,
+            event.left,
+            event.scores,
+            event.totals,
+            "audited: every shuffle, key and move checked",
+        )
+
+    def _cut_links(self) -> None:
+        chaos = self._chaos
+        if chaos is None or chaos.rng.random() >= chaos.rate:
+            return
+        connected = sorted(self.mesh.connected)
+        if connected:
+            key = chaos.rng.choice(connected)
+            asyncio.get_running_loop().create_task(
+                self.mesh.disconnect(key, "test: link cut at random")
+            )
+
+    def _emit(self, event: SessionEvent) -> None:
+        if self.player is None:
+            self._queue.put_nowait(event)
+
+    def _line(self, text: str) -> None:
+        if self._say is not None:
+            self._say(text)
+
+    def _who(self, seat: int) -> str:
+        return f"seat {seat} ({self.table.seats[seat].name})"
+
+    def _notice_after(self) -> float:
+        return min(5.0, self.table.timeout / 3)
+
+    def _next_wakeup(self) -> float | None:
+        """The table's next deadline, or when to say whom we are waiting for."""
+        deadline = self.table.next_deadline()
+        awaited = self.table.awaited
+        seen = (awaited, len(self.table.entries))
+        if seen != self._watch[:2]:
+            self._watch = (*seen, time.monotonic())
+            self._noticed = False
+        since = self._watch[2]
+        notice: float | None = None
+        if awaited is not None and awaited != self.table.me and not self._noticed:
+            notice = since + self._notice_after()
+            if time.monotonic() >= notice:
+                self._noticed = True
+                text = f"waiting for {self._who(awaited)}"
+                self._emit(Notice(text))
+                self._line(text)
+                notice = None
+        times = [t for t in (deadline, notice) if t is not None]
+        return min(times) if times else None
+
+    async def _linger(self) -> None:
+        """Keep the links up a little after the end: until every peer not blamed has been
+        connected (so it resyncs what it lacks), then LINGER seconds more."""
+        peers = set(self._keys) - {self.identity.public}
+        aborted = self.table.aborted
+        if aborted is not None:
+            peers.discard(self._keys[aborted.seat])
+        seen = set(self.mesh.connected)
+        until = time.monotonic() + min(MAX_LINGER, float(self.table.timeout))
+        while not peers <= seen and time.monotonic() < until:
+            await asyncio.sleep(0.05)
+            seen |= self.mesh.connected
+        await asyncio.sleep(LINGER)
+
+    def _finish(self) -> int:
+        """Save the final log and metadata, verify the log, emit the result; the exit code."""
+        table = self.table
+        try:
+            if self._rewrite:  # an abort replaced entries: write the chain as it stands
+                records = b"".join(encode_record(entry.wire) for entry in table.entries)
+                write_atomically(self.log_path, MAGIC + records, FILE_MODE)
+            if table.finished:
+                self.store.save_meta(replace(self.store.meta, finished=True))
+        except (OSError, LocalProtocolError) as exc:
+            self._fail(exc)
+        if self._fatal is not None:
+            self._line(f"stopped: {self._fatal}")
+            self._emit(GameAborted(f"this peer stopped: {self._fatal}"))
+            return 1
+        verdict = verify_entries(read_log(self.log_path))
+        result = self.result
+        if isinstance(result, GameEnded):
+            totals = list(result.totals)
+            winners = " and ".join(self._who(s) for s in result.winners)
+            self._line(f"game over: totals {totals}; winner: {winners}")
+        elif isinstance(result, GameAborted):
+            self._line(f"game aborted: {result.reason}")
+        self._line(f"log saved: {self.log_path} ({len(table.entries)} entries)")
+        if verdict.ok:
+            self._line("verified: the log is a complete, valid game")
+        else:
+            self._line(f"verified: the log ends early: {verdict.problem}")
+        if result is not None:
+            self._emit(result)
+        self.store.close()
+        return 0 if verdict.ok else 3
+
+
+def chaos_from_env() -> Chaos | None:
+    """The test-only link cutter named by CFNET_TEST_CHAOS, if set."""
+    return Chaos.parse(os.environ.get("CFNET_TEST_CHAOS"))

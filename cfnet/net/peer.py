@@ -1,0 +1,479 @@
+"""What `cfnet host`, `join`, `bot` and `resume` share: options, seating a peer, playing it.
+
+Each runs one asyncio loop: the lobby (host or joiner side, with mDNS where a table is found by
+name), then the `NetGame` driver over the mesh until the game is over; the exit code is the
+driver's (0: a complete game whose saved log verifies).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import ipaddress
+import logging
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from cfnet.bots import BOT_STRATEGIES, Player, make_bot
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.identity import Identity
+from cfnet.net.discovery import Discovery, check_name
+from cfnet.net.game import NetGame, chaos_from_env
+from cfnet.net.lobby import HostLobby, LobbyError, Seating, check_player, join_table
+from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+from cfnet.store import (
+    StoreError,
+    TableMeta,
+    TableStore,
+    add_home_argument,
+    list_tables,
+    load_identity,
+    prepare_home,
+)
+from cfnet.table import LocalSeat, Table
+from cfnet.table_wire import DEFAULT_TIMEOUT, MAX_TIMEOUT
+
+log = logging.getLogger("cfnet.net")
+
+ANY = "0.0.0.0"
+MDNS_GROUP = ("224.0.0.251", 5353)
+BOT_EXIT_WAIT = 60.0
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+# ---------------------------------------------------------------------- options
+
+
+def ipv4(text: str) -> str:
+    try:
+        return str(ipaddress.IPv4Address(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
+        ) from None
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 < S <= 3600")
+    return value
+
+
+def host_port(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) <= 0xFFFF:
+        raise argparse.ArgumentTypeError(f"{text!r}: give HOST:PORT, e.g. 192.168.1.20:40123")
+    return host, int(port)
+
+
+def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | None) -> None:
+    """Options every seated peer has: --home, --interface, --strategy, --player, --verbose."""
+    add_home_argument(parser)
+    parser.add_argument(
+        "--interface",
+        type=ipv4,
+        default=None,
+        metavar="ADDR",
+        help="IPv4 address of the interface to use for mDNS and TCP (default: the LAN one)",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=BOT_STRATEGIES,
+        default=strategy_default,
+        help="a computer plays this seat with this strategy (plain line output)"
+        + ("" if strategy_default else "; default: you play it in the game screen"),
+    )
+    parser.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
+    parser.add_argument("--verbose", action="store_true", help="log every link event")
+
+
+def add_code_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--code", default=None, metavar="CODE", help="the table's join code (never sent)"
+    )
+
+
+def setup_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="cfnet: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def default_address() -> str:
+    """The address of the interface that reaches the LAN (no packet is sent to find it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(MDNS_GROUP)
+            return str(probe.getsockname()[0])
+        except OSError:
+            return "127.0.0.1"
+
+
+def player_name(args: argparse.Namespace, identity: Identity) -> str:
+    if args.player:
+        return check_player(args.player)
+    if args.strategy:
+        return f"{args.strategy}-{identity.fingerprint[:4]}"
+    with contextlib.suppress(Exception):
+        return check_player(getpass.getuser())
+    return "player"
+
+
+def computer(args: argparse.Namespace, seat: int) -> Player | None:
+    return None if args.strategy is None else make_bot(args.strategy, seat)
+
+
+# ---------------------------------------------------------------------- seating
+
+
+class _Seat:
+    """Builds the local game when the genesis arrives (the lobby's `prepare`)."""
+
+    def __init__(self, args: argparse.Namespace, home: Path, identity: Identity, bind: str) -> None:
+        self.args = args
+        self.home = home
+        self.identity = identity
+        self.bind = bind
+        self.game: NetGame | None = None
+        self.port = 0
+
+    async def prepare(self, genesis: bytes, seat: int) -> int:
+        table = Table(genesis, LocalSeat(self.identity, seat), time.monotonic())
+        meta = TableMeta(table.table_id, table.name, seat, table.players, table.options)
+        store = TableStore.create(self.home, meta)
+        store.append(table.entries[0])
+        self.game = make_game(self.args, self.identity, table, store)
+        self.port = await self.game.listen(self.bind, 0)
+        return self.port
+
+    def seated(self, seating: Seating) -> NetGame:
+        """Record every seat's address (for resume) and point the mesh at the others."""
+        game = self.game
+        assert game is not None
+        addresses = dict(seating.addresses)
+        addresses[seating.seat] = (seating.local_host, self.port)
+        game.store.save_meta(replace(game.store.meta, addresses=addresses))
+        game.set_addresses(addresses)
+        return game
+
+
+def make_game(
+    args: argparse.Namespace, identity: Identity, table: Table, store: TableStore
+) -> NetGame:
+    assert table.me is not None
+    interactive = args.strategy is None
+    return NetGame(
+        identity,
+        table,
+        store,
+        player=computer(args, table.me),
+        say=None if interactive else say,
+        chaos=chaos_from_env(),
+    )
+
+
+async def play(game: NetGame) -> int:
+    """Play to the end: in the game screen for a person, with plain lines for a computer."""
+    if game.player is not None:
+        code = await game.play()
+    else:
+        from cfnet.screen import GameScreen
+
+        code = await GameScreen(game).run()
+        await game.close()
+    await _drain()
+    return code
+
+
+async def _drain(timeout: float = 1.0) -> None:
+    """Let the tasks of links just closed finish before the loop ends (asyncio.run would
+    cancel them, and a cancelled server connection task is reported as an error)."""
+    others = asyncio.all_tasks() - {asyncio.current_task()}
+    if others:
+        await asyncio.wait(others, timeout=timeout)
+
+
+def _failed(command: str, error: Exception) -> int:
+    print(f"cfnet {command}: {error}", file=sys.stderr, flush=True)
+    return 1
+
+
+# ---------------------------------------------------------------------- host
+
+
+def add_host_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", required=True, help="the table's name, as others see it")
+    parser.add_argument(
+        "--seats", type=int, default=4, help=f"seats at the table, {MIN_PLAYERS}..{MAX_PLAYERS}"
+    )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="rule option: rounds=1..10, start_trains=N..8, double_blank_50=on|off",
+    )
+    add_code_argument(parser)
+    parser.add_argument(
+        "--bots", type=int, default=0, metavar="K", help="start K computer players that join"
+    )
+    parser.add_argument(
+        "--bot-strategy",
+        choices=BOT_STRATEGIES,
+        default="greedy",
+        help="strategy of the --bots players (default greedy)",
+    )
+    parser.add_argument("--port", type=int, default=0, help="TCP port of the lobby (default: any)")
+    parser.add_argument(
+        "--timeout",
+        type=int,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"how long a seat may take to answer before it forfeits (default {DEFAULT_TIMEOUT})",
+    )
+    add_peer_arguments(parser, None)
+
+
+def run_host(args: argparse.Namespace) -> int:
+    setup_logging(args.verbose)
+    try:
+        name = check_name(args.name)
+        options = RuleOptions()
+        for text in args.rule:
+            options = options.with_assignment(text)
+        options.check(args.seats)
+        if not 0 <= args.bots < args.seats:
+            raise LocalProtocolError(
+                f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats"
+            )
+        if not 1 <= args.timeout <= MAX_TIMEOUT:
+            raise LocalProtocolError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
+        home = prepare_home(args.home)
+        identity = load_identity(home)
+        return asyncio.run(_host(args, name, options, home, identity))
+    except (LocalProtocolError, RuleOptionError, OSError) as exc:
+        return _failed("host", exc)
+
+
+async def _host(
+    args: argparse.Namespace, name: str, options: RuleOptions, home: Path, identity: Identity
+) -> int:
+    address = args.interface or default_address()
+    seat = _Seat(args, home, identity, address)
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        async with Discovery(args.interface) as discovery:
+            lobby = HostLobby(
+                identity,
+                discovery,
+                name=name,
+                player=player_name(args, identity),
+                seats=args.seats,
+                options=options,
+                timeout=args.timeout,
+                code=args.code,
+                interface=address,
+                port=args.port,
+                say=say,
+            )
+            try:
+                port = await lobby.open()
+                bots = _start_bots(args, home, address, port)
+                seating = await lobby.seat_all(seat.prepare)
+            finally:
+                await lobby.close()
+        code = await play(seat.seated(seating))
+    finally:
+        code_bots = await asyncio.to_thread(_wait_bots, bots)
+    return code or code_bots
+
+
+def _start_bots(
+    args: argparse.Namespace, home: Path, address: str, port: int
+) -> list[subprocess.Popen[bytes]]:
+    """Start the --bots computer players, each a `cfnet bot` process with its own home."""
+    bots = []
+    for i in range(1, args.bots + 1):
+        bot_home = home / "bots" / f"bot{i}"
+        bot_home.mkdir(parents=True, exist_ok=True)
+        command = [
+            sys.executable,
+            "-m",
+            "cfnet.cli",
+            "bot",
+            "--connect",
+            f"{address}:{port}",
+            "--strategy",
+            args.bot_strategy,
+            "--home",
+            str(bot_home),
+            "--player",
+            f"bot{i}",
+        ]
+        if args.interface:
+            command += ["--interface", args.interface]
+        if args.code:
+            command += ["--code", args.code]
+        with open(bot_home / "output.txt", "wb") as out:
+            bots.append(subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT))
+    return bots
+
+
+def _wait_bots(bots: list[subprocess.Popen[bytes]]) -> int:
+    code = 0
+    for bot in bots:
+        try:
+            code = code or bot.wait(BOT_EXIT_WAIT)
+        except subprocess.TimeoutExpired:
+            bot.kill()
+            bot.wait()
+            code = 1
+    return code
+
+
+# ---------------------------------------------------------------------- join and bot
+
+
+def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | None) -> None:
+    parser.add_argument(
+        "--connect",
+        type=host_port,
+        default=None,
+        metavar="HOST:PORT",
+        help="join the table at this address directly (where multicast does not reach)",
+    )
+    parser.add_argument(
+        "--wait",
+        type=seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to look for the table on the LAN (default 30)",
+    )
+    add_code_argument(parser)
+    add_peer_arguments(parser, strategy_default)
+
+
+def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
+    setup_logging(args.verbose)
+    if table is None and args.connect is None:
+        return _failed(command, LocalProtocolError("name a table, or give --connect HOST:PORT"))
+    try:
+        home = prepare_home(args.home)
+        identity = load_identity(home)
+        return asyncio.run(_join(args, table, home, identity))
+    except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
+        return _failed(command, exc)
+
+
+async def _join(args: argparse.Namespace, name: str | None, home: Path, identity: Identity) -> int:
+    table_id = fingerprint = None
+    if args.connect is not None:
+        host, port = args.connect
+    else:
+        assert name is not None
+        async with Discovery(args.interface) as discovery:
+            browser = discovery.browse()
+            say(f"looking for table {name!r} on the LAN...")
+            try:
+                info = await browser.wait_for(lambda t: t.name == name and t.free > 0, args.wait)
+            except TimeoutError:
+                raise LobbyError(
+                    f"no table {name!r} with a free seat seen within {args.wait:g} s"
+                ) from None
+        host, port, table_id, fingerprint = info.address, info.port, info.table_id, info.fingerprint
+        say(f"found table {name!r} at {host}:{port}, host {info.host} ({fingerprint})")
+    seat = _Seat(args, home, identity, args.interface or ANY)
+    try:
+        seating = await join_table(
+            identity,
+            player_name(args, identity),
+            host,
+            port,
+            seat.prepare,
+            code=args.code,
+            table_id=table_id,
+            host_fingerprint=fingerprint,
+            say=say,
+        )
+    except BaseException:
+        if seat.game is not None:
+            await seat.game.close()
+            seat.game.store.close()
+        raise
+    return await play(seat.seated(seating))
+
+
+# ---------------------------------------------------------------------- resume
+
+
+def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--table",
+        default=None,
+        metavar="NAME|ID",
+        help="which unfinished table (default: the only one)",
+    )
+    add_peer_arguments(parser, None)
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    setup_logging(args.verbose)
+    try:
+        home = prepare_home(args.home)
+        identity = load_identity(home)
+        meta = _pick_table(home, args.table)
+        return asyncio.run(_resume(args, home, identity, meta))
+    except (LocalProtocolError, PeerProtocolError, OSError) as exc:
+        return _failed("resume", exc)
+
+
+def _pick_table(home: Path, wanted: str | None) -> TableMeta:
+    tables = list_tables(home)
+    if wanted is not None:
+        tables = [m for m in tables if m.name == wanted or m.table_id.hex().startswith(wanted)]
+    if len(tables) != 1:
+        listed = ", ".join(f"{m.name} ({m.table_id.hex()[:12]})" for m in tables) or "none"
+        raise LocalProtocolError(
+            f"{len(tables)} unfinished tables match in {home}: {listed}; name one with --table"
+        )
+    return tables[0]
+
+
+async def _resume(args: argparse.Namespace, home: Path, identity: Identity, meta: TableMeta) -> int:
+    store = TableStore.open(home, meta.table_id)
+    try:
+        saved = store.load()
+        if not saved.entries:
+            raise StoreError(f"table {meta.name!r} has no saved entries to resume from")
+        if saved.secrets is None:
+            local = LocalSeat(identity, meta.seat)
+        else:
+            local = LocalSeat.from_plain(identity, saved.secrets)
+        table = Table(saved.entries[0].wire, local, time.monotonic())
+        game = make_game(args, identity, table, store)
+        game.replay(saved.entries[1:])
+        say(
+            f"resuming table {meta.name!r} as seat {meta.seat}: {len(saved.entries)} entries on "
+            "disk"
+        )
+        port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
+        await game.listen(args.interface or ANY, port)
+        game.set_addresses(meta.addresses)
+        return await play(game)
+    finally:
+        store.close()
