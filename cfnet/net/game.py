@@ -51,7 +51,7 @@ from cfnet.table_verify import verify_entries
 log = logging.getLogger("cfnet.net")
 
 GRACE = 0.05  # after a timer fires, let what already arrived be delivered first
-LINGER = 0.3  # after the end, keep the links up so every peer gets the last entries
+FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
 
 Say = Callable[[str], None]
@@ -360,8 +360,9 @@ class NetGame:
         return min(times) if times else None
 
     async def _linger(self) -> None:
-        """Keep the links up a little after the end: until every peer not blamed has been
-        connected (so it resyncs what it lacks), then LINGER seconds more."""
+        """Before leaving: wait (bounded) until every peer not blamed has been linked since the
+        end (so it has resynced what it lacked), then say done and close once all linked
+        peers are done too."""
         peers = set(self._keys) - {self.identity.public}
         aborted = self.table.aborted
         if aborted is not None:
@@ -371,7 +372,7 @@ class NetGame:
         while not peers <= seen and time.monotonic() < until:
             await asyncio.sleep(0.05)
             seen |= self.mesh.connected
-        await asyncio.sleep(LINGER)
+        await self.mesh.finish(FINISH_GRACE)
 
     def _finish(self) -> int:
         """Save the final log and metadata, verify the log, emit the result; the exit code."""

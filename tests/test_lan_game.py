@@ -1,0 +1,80 @@
+"""Complete games between real `cfnet` processes on 127.0.0.1: the table is found by real mDNS,
+played over real TCP links; every peer's log is byte-identical and `cfnet verify` accepts it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from lan_helpers import (
+    CFNET,
+    LOOPBACK,
+    Peer,
+    cfnet_verify,
+    same_logs,
+    start_all,
+    table_peers,
+    wait_all,
+)
+
+from cfnet.table_wire import TABLE
+
+
+def test_four_processes_find_the_table_by_mdns_and_play_it(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "lan-four", rounds=2)
+    start_all(peers)
+    assert wait_all(peers) == [0, 0, 0, 0], [p.output() for p in peers]
+    entries = same_logs(peers)
+    assert entries[0].kind == TABLE
+    verdict = cfnet_verify(peers[0].log_path())
+    assert verdict.returncode == 0, verdict.stdout
+    assert "round 2: scores" in verdict.stdout
+    for peer in peers:
+        text = peer.output()
+        assert "verified: the log is a complete, valid game" in text
+        assert "Traceback" not in text and "Exception" not in text, text
+    seats = sorted(peer.meta().seat for peer in peers)
+    assert seats == [0, 1, 2, 3]
+    assert all(peer.meta().finished for peer in peers)
+
+
+def test_host_starts_its_computer_players_which_join_by_address(tmp_path: Path) -> None:
+    host = Peer(
+        tmp_path / "host",
+        ["host", "--name", "lan-bots", "--seats", "3", "--rule", "rounds=1", "--bots", "2",
+         "--interface", LOOPBACK, "--strategy", "random", "--code", "open sesame"],
+    )  # fmt: skip
+    host.start()
+    assert wait_all([host]) == [0], host.output()
+    bot_logs = sorted((tmp_path / "host" / "bots").glob("bot*/tables/*/table.cflog"))
+    assert len(bot_logs) == 2
+    mine = host.log_path().read_bytes()
+    assert all(path.read_bytes() == mine for path in bot_logs)
+    assert "join code required" in host.output()
+    assert cfnet_verify(host.log_path()).returncode == 0
+
+
+def test_a_wrong_join_code_is_refused(tmp_path: Path) -> None:
+    host = Peer(
+        tmp_path / "host",
+        ["host", "--name", "lan-code", "--seats", "2", "--rule", "rounds=1", "--code", "right",
+         "--interface", LOOPBACK, "--strategy", "greedy", "--port", "0"],
+    )  # fmt: skip
+    host.start()
+    try:
+        wrong = subprocess.run(
+            [*CFNET, "bot", "--table", "lan-code", "--code", "wrong", "--interface", LOOPBACK,
+             "--home", str(tmp_path / "wrong")],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert wrong.returncode == 1
+        assert "wrong join code" in wrong.stderr or "closed our link" in wrong.stderr
+        right = Peer(
+            tmp_path / "right",
+            ["bot", "--table", "lan-code", "--code", "right", "--interface", LOOPBACK],
+        )
+        right.start()
+        assert wait_all([host, right]) == [0, 0], host.output()
+        same_logs([host, right])
+    finally:
+        host.kill()
