@@ -286,8 +286,14 @@ class Table:
             raise LocalProtocolError(f"{move} is not a legal move now: you may {allowed}")
         self._chosen = move
 
+    @property
+    def deadline(self) -> float | None:
+        """When the seat now due (local or not) must have posted; None when none is due."""
+        return None if self.due() is None else self._step_started + self.timeout
+
     def drain_events(self) -> list[Event]:
-        """Events from the local seat's own entries and timeouts since the last call."""
+        """Events not returned by `receive`: from the local seat's own entries (posted by
+        `outgoing`) and from `handle_timeout`, since the last call."""
         events, self._events = self._events, []
         return events
 
@@ -306,19 +312,17 @@ class Table:
             return None
         return self._step_started + self.timeout
 
-    def handle_timeout(self, now: float) -> list[Event]:
-        """Blame the awaited seat if its deadline has passed."""
+    def handle_timeout(self, now: float) -> None:
+        """Blame the awaited seat if its deadline has passed (events: `drain_events`)."""
         due = self.due()
         if due is None or due[0] == self.me or now < self._step_started + self.timeout:
-            return []
+            return
         seat, kinds = due
         why = f"did not post its {'/'.join(sorted(kinds))} within {self.timeout} s"
         if seat in self.rejected:
             why += f" (what it sent was refused: {self.rejected[seat]})"
         fault = Fault(seat, TIMEOUT, why, len(self.entries), {"seq": len(self.entries)})
-        events = self._found(fault, self._step_started + self.timeout)
-        self._events.extend(events)
-        return events
+        self._events += self._found(fault, self._step_started + self.timeout)
 
     # ------------------------------------------------------------------ receiving
 
