@@ -329,12 +329,14 @@ class Table:
     def receive(self, wire: bytes, now: float) -> list[Event]:
         """Take one entry from the network. Provable faults become events (and an abort);
         PeerProtocolError for what proves nothing (malformed, badly signed, unplaceable)."""
-        if self.finished or wire in self._wires:
+        if self.over or wire in self._wires:
             return []  # over, or an echo of an entry already in the chain
         try:
             entry = decode_entry(wire)
         except MalformedEntry as error:
             raise PeerProtocolError(f"malformed entry: {error.reason}") from None
+        if self.aborted is not None:
+            return self._earlier_abort(entry, now)
         if entry.table_id != self.table_id:
             raise PeerProtocolError(f"entry {entry.seq} is for another table", None)
         if entry.seat >= self.players:
@@ -522,6 +524,25 @@ class Table:
         self._append(entry, now, -1)
         self.aborted, self.aborted_by = claim, entry.seat
         return [*superseded, Appended(entry), Aborted(claim, entry.seat)]
+
+    def _earlier_abort(self, entry: Entry, now: float) -> list[Event]:
+        """After an abort, only an earlier valid abort counts (a lower seq, or the same seq and
+        smaller wire bytes): it replaces ours, so that racing aborts converge."""
+        mine, seq = self.entries[-1], entry.seq
+        if (
+            entry.kind != ABORT
+            or entry.table_id != self.table_id
+            or entry.seat >= self.players
+            or not 0 < seq <= mine.seq
+            or (seq == mine.seq and entry.wire >= mine.wire)
+            or entry.prev != self.entries[seq - 1].hash
+            or not entry.verify(self.seats[entry.seat].key)
+        ):
+            return []
+        try:
+            return self._abort(entry, now)
+        except PeerProtocolError:
+            return []
 
     def _check_claim(self, claim: Fault, abort: Entry) -> str | None:
         """Why an abort's claim does not hold (None if it does)."""

@@ -53,6 +53,8 @@ class Network:
     errors: list[tuple[int, PeerProtocolError]] = field(default_factory=list)
     events: list[list[Event]] = field(default_factory=list)
     watch: Callable[[Network], None] | None = None
+    cut: set[tuple[int, int]] = field(default_factory=set)
+    """Links (sender, receiver) that lose everything sent on them."""
 
     def __post_init__(self) -> None:
         self.events = [t.drain_events() for t in self.tables]
@@ -69,7 +71,7 @@ class Network:
 
     def _step(self) -> bool:
         moved = False
-        queue: deque[tuple[int, bytes]] = deque()
+        queue: deque[tuple[int, int, bytes]] = deque()
         for seat, (table, player) in enumerate(zip(self.tables, self.players, strict=True)):
             if player is not None and table.awaiting_local_move:
                 table.choose(player.choose(table.view()))
@@ -79,9 +81,13 @@ class Network:
                 moved = True
                 tamper = self.tampers.get(seat)
                 for wire, to in tamper(entry) if tamper else [(entry.wire, None)]:
-                    queue.extend((t, wire) for t in to or range(len(self.tables)) if t != seat)
+                    queue.extend(
+                        (seat, t, wire) for t in to or range(len(self.tables)) if t != seat
+                    )
         while queue:
-            target, wire = queue.popleft()
+            sender, target, wire = queue.popleft()
+            if (sender, target) in self.cut:
+                continue
             try:
                 got = self.tables[target].receive(wire, self.now)
             except PeerProtocolError as error:
@@ -91,7 +97,7 @@ class Network:
             for event in got:
                 if isinstance(event, Appended):
                     echo = event.entry.wire
-                    queue.extend((t, echo) for t in range(len(self.tables)) if t != target)
+                    queue.extend((target, t, echo) for t in range(len(self.tables)) if t != target)
             if self.watch is not None:
                 self.watch(self)
         return moved

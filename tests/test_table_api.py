@@ -9,6 +9,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.log import Entry
 from cfnet.rules import RuleOptions
 from cfnet.table import LocalSeat, SeatInfo, Table, make_genesis
+from cfnet.table_events import Superseded
 from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
 from cfnet.table_wire import TIMEOUT
 
@@ -98,3 +99,17 @@ def test_entries_in_any_order() -> None:
     for entry in reversed(entries[1:]):
         observer.receive(entry.wire, 0.0)
     assert observer.over and observer.entries == entries
+
+
+def test_timeout_abort_supersedes_a_late_entry() -> None:
+    """Seat 0 never hears seat 1's phase-B entry (a cut link) and blames it after the deadline;
+    seat 2 had it, and the abort takes its place there too: every log ends the same."""
+    network = start_tables(3, 9, RuleOptions(rounds=1), timeout=30)
+    network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
+    network.cut = {(1, 0), (2, 0)}
+    network.run()
+    for table in network.tables:
+        assert table.aborted is not None and table.aborted.seat == 1
+        assert table.aborted.code == TIMEOUT and table.aborted_by == 0
+    assert len(_logs(network)) == 1
+    assert any(isinstance(e, Superseded) for e in network.events[2])
