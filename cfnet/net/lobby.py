@@ -16,7 +16,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -42,6 +42,10 @@ Say = Callable[[str], None]
 
 class LobbyError(LocalProtocolError):
     """Seating failed: the table refused us, went away, or sent something we cannot use."""
+
+
+class Unreachable(LobbyError):
+    """Nobody answers at the table's address, or not with the key the table advertised."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +85,8 @@ class _Joiner:
 
 
 class HostLobby:
-    """The host's side: `await open()`, then `await seat_all(prepare)`; `close()` in any case."""
+    """The host's side: `await open()`, then `await seat_all(prepare)`; `close()` in any case
+    (it withdraws the advertisement: the game may run meanwhile)."""
 
     def __init__(
         self,
@@ -150,7 +155,6 @@ class HostLobby:
         genesis = make_genesis(
             self.identity, self.table_id, self.name, self.options, infos, self.timeout
         ).wire
-        await self._withdraw()
         port = await prepare(genesis, 0)
         for joiner in self._joiners:
             with contextlib.suppress(LinkClosed):
@@ -258,9 +262,7 @@ class HostLobby:
         for joiner in list(self._joiners):
             with contextlib.suppress(LinkClosed):
                 await joiner.link.send({"t": "seats", "seats": rows, "of": self.seats})
-        if self._discovery is not None and self._info is not None and not self._started:
-            from dataclasses import replace
-
+        if self._discovery is not None and self._info is not None:
             self._info = replace(self._info, taken=len(names))
             with contextlib.suppress(Exception):
                 await self._discovery.update(self._info, [self._interface])
@@ -287,7 +289,7 @@ async def join_table(
             asyncio.open_connection(host, port), CONNECT_TIMEOUT
         )
     except (OSError, TimeoutError) as exc:
-        raise LobbyError(f"cannot reach the table at {host}:{port}: {exc}") from None
+        raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
     local_host = str(writer.get_extra_info("sockname")[0])
     link = Link(reader, writer)
     try:
@@ -319,7 +321,7 @@ async def _seat(
     result = await link.handshake(handshake)
     host_key = result.peer_key
     if host_fingerprint is not None and fingerprint(host_key) != host_fingerprint:
-        raise LobbyError(
+        raise Unreachable(
             f"the host's key is {fingerprint(host_key)}, the table advertised {host_fingerprint}"
         )
     await link.send({"t": "sit", "name": player})

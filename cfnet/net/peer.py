@@ -25,7 +25,14 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity
 from cfnet.net.discovery import Discovery, check_name
 from cfnet.net.game import NetGame, chaos_from_env
-from cfnet.net.lobby import HostLobby, LobbyError, Seating, check_player, join_table
+from cfnet.net.lobby import (
+    HostLobby,
+    LobbyError,
+    Seating,
+    Unreachable,
+    check_player,
+    join_table,
+)
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.store import (
     StoreError,
@@ -276,31 +283,41 @@ async def _host(
     address = args.interface or default_address()
     seat = _Seat(args, home, identity, address)
     bots: list[subprocess.Popen[bytes]] = []
+    discovery = Discovery(args.interface)
+    await discovery.__aenter__()
+    lobby = HostLobby(
+        identity,
+        discovery,
+        name=name,
+        player=player_name(args, identity),
+        seats=args.seats,
+        options=options,
+        timeout=args.timeout,
+        code=args.code,
+        interface=address,
+        port=args.port,
+        say=say,
+    )
     try:
-        async with Discovery(args.interface) as discovery:
-            lobby = HostLobby(
-                identity,
-                discovery,
-                name=name,
-                player=player_name(args, identity),
-                seats=args.seats,
-                options=options,
-                timeout=args.timeout,
-                code=args.code,
-                interface=address,
-                port=args.port,
-                say=say,
-            )
-            try:
-                port = await lobby.open()
-                bots = _start_bots(args, home, address, port)
-                seating = await lobby.seat_all(seat.prepare)
-            finally:
-                await lobby.close()
+        try:
+            port = await lobby.open()
+            bots = _start_bots(args, home, address, port)
+            seating = await lobby.seat_all(seat.prepare)
+        except BaseException:
+            await _leave_lobby(lobby, discovery)
+            raise
+        leaving = asyncio.create_task(_leave_lobby(lobby, discovery))  # while the game starts
         code = await play(seat.seated(seating))
+        await leaving
     finally:
         code_bots = await asyncio.to_thread(_wait_bots, bots)
     return code or code_bots
+
+
+async def _leave_lobby(lobby: HostLobby, discovery: Discovery) -> None:
+    """Close the lobby and withdraw the table from mDNS."""
+    await lobby.close()
+    await discovery.close()
 
 
 def _start_bots(
@@ -381,41 +398,68 @@ def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
 
 
 async def _join(args: argparse.Namespace, name: str | None, home: Path, identity: Identity) -> int:
-    table_id = fingerprint = None
-    if args.connect is not None:
-        host, port = args.connect
-    else:
-        assert name is not None
-        async with Discovery(args.interface) as discovery:
-            browser = discovery.browse()
-            say(f"looking for table {name!r} on the LAN...")
-            try:
-                info = await browser.wait_for(lambda t: t.name == name and t.free > 0, args.wait)
-            except TimeoutError:
-                raise LobbyError(
-                    f"no table {name!r} with a free seat seen within {args.wait:g} s"
-                ) from None
-        host, port, table_id, fingerprint = info.address, info.port, info.table_id, info.fingerprint
-        say(f"found table {name!r} at {host}:{port}, host {info.host} ({fingerprint})")
     seat = _Seat(args, home, identity, args.interface or ANY)
+    player = player_name(args, identity)
     try:
-        seating = await join_table(
-            identity,
-            player_name(args, identity),
-            host,
-            port,
-            seat.prepare,
-            code=args.code,
-            table_id=table_id,
-            host_fingerprint=fingerprint,
-            say=say,
-        )
+        if args.connect is not None:
+            host, port = args.connect
+            seating = await join_table(
+                identity, player, host, port, seat.prepare, code=args.code, say=say
+            )
+        else:
+            assert name is not None
+            seating = await _join_by_name(args, name, identity, player, seat)
     except BaseException:
         if seat.game is not None:
             await seat.game.close()
             seat.game.store.close()
         raise
     return await play(seat.seated(seating))
+
+
+async def _join_by_name(
+    args: argparse.Namespace, name: str, identity: Identity, player: str, seat: _Seat
+) -> Seating:
+    """Find the table by mDNS and join it; a listed table that cannot be reached (a stale
+    record, or another table of that name) is skipped while others are looked for."""
+    until = time.monotonic() + args.wait
+    tried: set[tuple[bytes, str, int]] = set()
+    async with Discovery(args.interface) as discovery:
+        browser = discovery.browse()
+        say(f"looking for table {name!r} on the LAN...")
+        while True:
+            try:
+                info = await browser.wait_for(
+                    lambda t: (
+                        t.name == name
+                        and t.free > 0
+                        and (t.table_id, t.address, t.port) not in tried
+                    ),
+                    max(0.0, until - time.monotonic()),
+                )
+            except TimeoutError:
+                raise LobbyError(
+                    f"no table {name!r} with a free seat could be joined within {args.wait:g} s"
+                ) from None
+            tried.add((info.table_id, info.address, info.port))
+            say(
+                f"found table {name!r} at {info.address}:{info.port}, "
+                f"host {info.host} ({info.fingerprint})"
+            )
+            try:
+                return await join_table(
+                    identity,
+                    player,
+                    info.address,
+                    info.port,
+                    seat.prepare,
+                    code=args.code,
+                    table_id=info.table_id,
+                    host_fingerprint=info.fingerprint,
+                    say=say,
+                )
+            except Unreachable as exc:
+                say(f"{exc}; looking further")
 
 
 # ---------------------------------------------------------------------- resume

@@ -1,0 +1,116 @@
+"""Benchmark of LAN play on loopback: the wall time of a complete 10-round game between
+computer players that think instantly, each a separate `cfnet` process (a host and bots that
+find it by mDNS), for 4 and 8 peers; and the time from starting `cfnet host` to the table
+showing in an mDNS browser (what `cfnet tables` runs). Only 127.0.0.1 is used.
+
+Run: .venv/bin/python scripts/bench_net.py [--rounds 10] [--peers 4 8]
+Targets: 4 peers within 5 s, 8 peers within 15 s, discovery within 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cfnet.logfile import read_log
+from cfnet.net.discovery import Discovery
+
+LOOPBACK = "127.0.0.1"
+CFNET = [sys.executable, "-m", "cfnet.cli"]
+TARGETS = {4: 5.0, 8: 15.0}
+DISCOVERY_TARGET = 1.0
+
+
+def game_time(peers: int, rounds: int, work: Path) -> tuple[float, int]:
+    """Seconds from starting every process to the last one exiting; the log's entry count."""
+    name = f"bench-{peers}-{time.monotonic_ns() % 10**6}"
+    common = ["--interface", LOOPBACK, "--strategy", "greedy"]
+    commands = [
+        ["host", "--name", name, "--seats", str(peers), "--rule", f"rounds={rounds}", *common]
+    ] + [["bot", "--table", name, *common] for _ in range(peers - 1)]
+    start = time.perf_counter()
+    processes = [
+        subprocess.Popen(
+            [*CFNET, *command, "--home", str(work / f"{name}-{i}")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for i, command in enumerate(commands)
+    ]
+    for process in processes:
+        _, err = process.communicate(timeout=300)
+        if process.returncode != 0:
+            raise SystemExit(f"a peer failed ({process.returncode}): {err.decode()[-2000:]}")
+    elapsed = time.perf_counter() - start
+    logs = [next((work / f"{name}-{i}").glob("tables/*/table.cflog")) for i in range(peers)]
+    blobs = {path.read_bytes() for path in logs}
+    if len(blobs) != 1:
+        raise SystemExit("the peers' logs differ")
+    return elapsed, len(read_log(logs[0]))
+
+
+async def discovery_time(work: Path) -> tuple[float, float]:
+    """(seconds from starting `cfnet host` to a browser seeing its table, of which the
+    host process took to start and open its table)."""
+    name = f"bench-disc-{time.monotonic_ns() % 10**6}"
+    async with Discovery(LOOPBACK) as discovery:
+        browser = discovery.browse()
+        start = time.perf_counter()
+        host = await asyncio.create_subprocess_exec(
+            *CFNET, "host", "--name", name, "--seats", "2", "--interface", LOOPBACK,
+            "--strategy", "greedy", "--home", str(work / name),
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+        async def when_open() -> float:
+            assert host.stdout is not None
+            await host.stdout.readline()  # "table ... open on ..."
+            return time.perf_counter() - start
+
+        async def when_seen() -> float:
+            await browser.wait_for(lambda t: t.name == name, 10.0)
+            return time.perf_counter() - start
+
+        try:
+            opened, seen = await asyncio.gather(when_open(), when_seen())
+        finally:
+            host.terminate()
+            await host.wait()
+    return seen, opened
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--peers", type=int, nargs="+", default=[4, 8])
+    parser.add_argument(
+        "--dir", default=None, help="where the peers' state directories go (default: $TMPDIR)"
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cfnet-bench-", dir=args.dir) as tmp:
+        work = Path(tmp)
+        seen, opened = asyncio.run(discovery_time(work))
+        flag = "ok" if seen <= DISCOVERY_TARGET else "OVER TARGET"
+        print(
+            f"discovery: table seen {seen:.3f} s after starting cfnet host "
+            f"(its lobby was open and announced after {opened:.3f} s); "
+            f"target {DISCOVERY_TARGET:g} s: {flag}"
+        )
+        for peers in args.peers:
+            elapsed, entries = game_time(peers, args.rounds, work)
+            target = TARGETS.get(peers)
+            verdict = "" if target is None else f"; target {target:g} s: "
+            verdict += "" if target is None else ("ok" if elapsed <= target else "OVER TARGET")
+            print(
+                f"{peers} peers, {args.rounds} rounds: {elapsed:.2f} s wall from starting the "
+                f"processes to the last exit, {entries} entries, identical logs{verdict}"
+            )
+
+
+if __name__ == "__main__":
+    main()
