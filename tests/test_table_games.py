@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from table_helpers import chain, logs
 
 from cfnet.engine import Round
@@ -10,6 +12,8 @@ from cfnet.rules import RuleOptions
 from cfnet.table_events import GameOver, RoundScored
 from cfnet.table_sim import play_protocol_game
 from cfnet.table_verify import verify_entries
+
+BOTS = [("greedy",), ("random",), ("greedy", "random")]
 
 
 def _check_game(players: int, rounds: int, seed: int) -> None:
@@ -48,3 +52,11 @@ def test_same_seed_same_log() -> None:
     first = play_protocol_game(3, 5, RuleOptions(rounds=1))
     second = play_protocol_game(3, 5, RuleOptions(rounds=1))
     assert logs(first) == logs(second)
+
+
+@settings(max_examples=6, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**32), bots=st.sampled_from(BOTS))
+def test_any_seed_gives_a_valid_game(players: int, seed: int, bots: tuple[str, ...]) -> None:
+    network = play_protocol_game(players, seed, RuleOptions(rounds=1), bots)
+    assert all(t.over for t in network.tables) and len(logs(network)) == 1
+    assert verify_entries(chain(network)).ok

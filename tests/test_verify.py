@@ -81,3 +81,15 @@ def test_replay(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(VECTOR)]) == 0
     out = capsys.readouterr().out
     assert "hands as revealed" in out and "game over: totals [0, 4]" in out
+
+
+def test_selfplay_protocol_writes_a_valid_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "game.cfnlog"
+    args = ["selfplay", "--protocol", "--players", "3", "--seed", "2", "--rule", "rounds=1"]
+    assert main([*args, "--bots", "random", "--log", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "every peer's log identical: yes" in out and f"log written to {path}" in out
+    assert main(["verify", str(path)]) == 0
+    assert main(["selfplay", "--log", str(path)]) == 2
