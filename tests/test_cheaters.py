@@ -308,3 +308,16 @@ def test_junk_point_in_the_final_deck() -> None:
     assert network.tables[0].round is not None and network.tables[0].round.starter == 1
     superseded = [e for e in network.events[1] if isinstance(e, Superseded)]
     assert superseded, "the starter's first move gave way to the abort"
+
+
+def test_false_accusation() -> None:
+    """Seat 1 posts, in its turn, an abort blaming seat 0 for an entry that broke no rule: the
+    accusation stays in the chain as seat 1's bad entry and seat 1 is blamed."""
+
+    def accuse(identity: Any, entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
+        body = {"blamed": 0, "code": "bad-entry", "detail": "made up", "evidence": {"seq": 2}}
+        return [(resign(identity, entry, kind="abort", body=body).wire, None)]
+
+    network, _ = run(3, 22, 1, tamper=lambda n: _tamper_once(n, 1, "shuffle_a", accuse))
+    seq = assert_caught(network, 1, BAD_ENTRY)
+    assert _entry_at(network, seq).kind == "abort" and _entry_at(network, seq).seat == 1
