@@ -1,0 +1,169 @@
+"""Faults on a real LAN game (processes on 127.0.0.1): a peer killed mid-round and resumed,
+links cut at random, junk and forged handshakes sent to a peer, a stalled peer. Every game
+finishes as if nothing happened (identical, verified logs), or, for the stalled peer, with the
+same signed, attributed timeout abort on every log."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import struct
+from pathlib import Path
+
+import msgpack
+from lan_helpers import (
+    LOOPBACK,
+    Peer,
+    cfnet_verify,
+    same_logs,
+    start_all,
+    table_peers,
+    wait_all,
+    wait_until,
+)
+
+from cfnet.identity import Identity
+from cfnet.net.handshake import Handshake
+from cfnet.net.link import Link, LinkClosed
+from cfnet.store import IDENTITY_FILE
+from cfnet.table_wire import ABORT
+
+ROUND_BYTES = 40_000  # a 4-seat round's log is about 45 kB
+
+
+RESUME = ["resume", "--interface", LOOPBACK, "--strategy", "greedy"]
+
+
+def test_peers_killed_mid_round_resume_and_the_game_goes_on(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "lan-resume", rounds=2, timeout=30)
+    start_all(peers)
+    try:
+        bot, host = peers[2], peers[0]
+        wait_until(lambda: bot.log_size() > ROUND_BYTES * 3 // 4, what="round 1 under way")
+        bot.kill()  # SIGKILL
+        bot.start(RESUME)
+        wait_until(lambda: host.log_size() > ROUND_BYTES * 3 // 2, what="round 2 under way")
+        host.kill()
+        host.start(RESUME)
+        assert wait_all(peers) == [0, 0, 0, 0], [p.output() for p in peers]
+    finally:
+        for peer in peers:
+            peer.kill()
+    same_logs(peers)
+    assert cfnet_verify(peers[0].log_path()).returncode == 0
+    assert "resuming table 'lan-resume' as seat" in bot.output()
+    assert "verified: the log is a complete, valid game" in host.output()
+
+
+def test_links_cut_at_random_moments_do_not_change_the_game(tmp_path: Path) -> None:
+    env = [{"CFNET_TEST_CHAOS": f"{seed}:0.06"} for seed in (11, 22, 33, 44)]
+    peers = table_peers(tmp_path, "lan-chaos", rounds=2, env=env)
+    for peer in peers:
+        peer.args.append("--verbose")
+    start_all(peers)
+    assert wait_all(peers) == [0, 0, 0, 0], [p.output() for p in peers]
+    same_logs(peers)
+    assert cfnet_verify(peers[0].log_path()).returncode == 0
+    cuts = sum(p.output().count("test: link cut at random") for p in peers)
+    assert cuts >= 4, cuts
+
+
+def _key(peer: Peer) -> Identity:
+    return Identity.load_or_create(peer.home / IDENTITY_FILE)
+
+
+async def _attack(port: int, table_id: bytes, seat_identity: Identity) -> None:
+    """Junk frames, a handshake with a key of no seat, and a recorded handshake replayed."""
+    header = struct.Struct(">I")
+    nested = msgpack.packb({"t": "hello", "x": [[[[[[[[[[[[1]]]]]]]]]]]]})
+    junk = [
+        header.pack(5) + b"hello",  # not msgpack
+        header.pack(100) + b"0123456789",  # truncated body, then end of stream
+        header.pack(0x7FFFFFFF),  # oversized
+        header.pack(len(nested)) + nested,  # too deep
+    ]
+    for frame in junk:
+        reader, writer = await asyncio.open_connection(LOOPBACK, port)
+        writer.write(frame)
+        writer.write_eof()
+        await reader.read()  # the peer's hello and goodbye, then it closes
+        writer.close()
+    stranger = Identity.generate()
+    link = await Link.connect(LOOPBACK, port)
+    try:
+        await link.handshake(Handshake(stranger, initiator=True, table_id=table_id))
+        raise AssertionError("a key of no seat was let in")
+    except LinkClosed:
+        pass
+    # a real seat's handshake, recorded, then replayed on a new connection
+    sent: list[dict[str, object]] = []
+    link = await Link.connect(LOOPBACK, port)
+    handshake = Handshake(seat_identity, initiator=True, table_id=table_id)
+    for message in handshake.start():
+        sent.append(message)
+        await link.send(message)
+    while handshake.result is None:
+        for reply in handshake.receive(await link.receive()):
+            sent.append(reply)
+            await link.send(reply)
+    await link.close("test: recorded")
+    replay = await Link.connect(LOOPBACK, port)
+    for message in sent:
+        await replay.send(message)
+    try:
+        while True:
+            await replay.receive()
+    except LinkClosed as closed:
+        assert "verify" in closed.reason, closed.reason
+
+
+def test_junk_frames_and_forged_handshakes_close_only_their_link(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "lan-junk", rounds=2)
+    start_all(peers)
+    try:
+        wait_until(lambda: all(p.log_size() > 5000 for p in peers), what="the game started")
+        keys = {peer.home.name: _key(peer) for peer in peers}
+        victim = max(peers, key=lambda p: keys[p.home.name].public)
+        caller = min(peers, key=lambda p: keys[p.home.name].public)
+        meta = victim.meta()
+        port = meta.addresses[meta.seat][1]
+        asyncio.run(_attack(port, meta.table_id, keys[caller.home.name]))
+        assert wait_all(peers) == [0, 0, 0, 0], [p.output() for p in peers]
+    finally:
+        for peer in peers:
+            peer.kill()
+    same_logs(peers)
+    assert cfnet_verify(peers[0].log_path()).returncode == 0
+    said = victim.output()
+    for reason in (
+        "FrameMalformed",
+        "FrameTruncated",
+        "FrameTooLarge",
+        "is not one we accept here",
+        "signature does not verify",
+    ):
+        assert reason in said, (reason, said)
+
+
+def test_a_stalled_peer_gets_the_same_signed_timeout_abort_on_every_log(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "lan-stall", rounds=2, timeout=3)
+    start_all(peers)
+    staller = peers[3]
+    try:
+        wait_until(lambda: staller.log_size() > ROUND_BYTES // 2, what="round 1 under way")
+        assert staller.process is not None
+        os.kill(staller.process.pid, signal.SIGSTOP)
+        others = peers[:3]
+        assert wait_all(others) == [3, 3, 3], [p.output() for p in others]
+    finally:
+        for peer in peers:
+            peer.kill()
+    entries = same_logs(others)
+    seat = staller.meta().seat
+    assert entries[-1].kind == ABORT
+    assert entries[-1].body["blamed"] == seat and entries[-1].body["code"] == "timeout"
+    verdict = cfnet_verify(others[0].log_path())
+    assert verdict.returncode == 1
+    assert f"seat {seat}, timeout" in verdict.stdout
+    assert all(f"waiting for seat {seat}" in p.output() for p in others)
