@@ -11,7 +11,7 @@ from cheaters import Cheater, assert_caught, bad_signature, resign, run
 
 from cfnet.deck import SeatSecrets
 from cfnet.log import Entry
-from cfnet.table_events import Superseded
+from cfnet.table_events import HandDealt, Superseded
 from cfnet.table_round import Step
 from cfnet.table_sim import Network, Tamper
 from cfnet.table_wire import BAD_ENTRY, BAD_POINT, EQUIVOCATION, OUT_OF_TURN, TIMEOUT, pack, unpack
@@ -83,21 +83,30 @@ def test_permutation_not_from_the_seed() -> None:
 
 
 def test_position_copied_over_another_in_phase_b() -> None:
+    """Seat 0 (first in phase B) copies seat 1's first position over its own position 0: both
+    open to the same real tile, so seat 0 learns one of seat 1's tiles and every hop looks
+    well formed. Here seat 1 plays that tile after seat 0 did: the table cannot tell who is
+    wrong, goes straight to the reveal, and the audit blames seat 0's phase-B deck."""
+
     def rewrite(c: Cheater, kind: str, body: Body) -> tuple[str, Body] | None:
         if kind != "shuffle_b" or c.table is None:
             return None
-        r = body["round"]
+        r, hand = body["round"], c.table.round.hand if c.table.round else 0
         keys = SeatSecrets.derive(c.seeds[r], c.table.table_id, r, c.seat).position_keys
         ratio = sodium.crypto_core_ed25519_scalar_mul(
-            keys[0], sodium.crypto_core_ed25519_scalar_invert(keys[1])
+            keys[0], sodium.crypto_core_ed25519_scalar_invert(keys[hand])
         )
         deck = unpack(body["deck"])
-        deck[0] = sodium.crypto_scalarmult_ed25519_noclamp(ratio, deck[1])
+        deck[0] = sodium.crypto_scalarmult_ed25519_noclamp(ratio, deck[hand])
         return kind, {**body, "deck": pack(deck)}
 
-    network, cheater = run(3, 4, 1, rewrite)
+    network, cheater = run(3, 1, 0, rewrite, bots=("random", "greedy"))
     assert cheater is not None
-    assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
+    dealt = [next(e for e in network.events[s] if isinstance(e, HandDealt)) for s in (0, 1)]
+    assert dealt[0].tiles[0] == dealt[1].tiles[0], "seat 0 holds a copy of seat 1's tile"
+    honest = network.tables[1].round
+    assert honest is not None and honest.suspect is not None and honest.suspect[0] == 1
+    assert assert_caught(network, 0, BAD_ENTRY) == cheater.cheated_at
 
 
 # ---------------------------------------------------------------- keys and moves
