@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 import nacl.bindings as sodium
+import pytest
 from cheaters import Cheater, assert_caught, bad_signature, resign, run
 
 from cfnet.deck import SeatSecrets
@@ -53,7 +54,11 @@ def test_duplicated_point_in_phase_a() -> None:
     assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
 
 
-def test_junk_point_in_phase_a() -> None:
+@pytest.mark.parametrize(("cheat", "finder"), [(1, 2), (2, 0)])
+def test_junk_point_in_phase_a(cheat: int, finder: int) -> None:
+    """The next hop's multiplication refuses the point (after seat 2's phase A comes seat 0's
+    phase B); that seat reports it instead of posting its own hop."""
+
     def rewrite(c: Cheater, kind: str, body: Body) -> tuple[str, Body] | None:
         if kind != "shuffle_a":
             return None
@@ -61,10 +66,10 @@ def test_junk_point_in_phase_a() -> None:
         body["deck"] = pack([*deck[:5], _junk_point(), *deck[6:]])
         return kind, body
 
-    network, cheater = run(3, 2, 1, rewrite)
+    network, cheater = run(3, 2, cheat, rewrite)
     assert cheater is not None
-    assert assert_caught(network, 1, BAD_POINT) == cheater.cheated_at
-    assert network.tables[0].aborted_by == 2, "the next hop found it and reported it"
+    assert assert_caught(network, cheat, BAD_POINT) == cheater.cheated_at
+    assert network.tables[0].aborted_by == finder, "the next hop found it and reported it"
 
 
 def test_permutation_not_from_the_seed() -> None:
