@@ -1,0 +1,92 @@
+"""A person's seat in a LAN game, through the `GameSession` the game screen uses: the network
+driver in this process (the host), two `cfnet bot` processes joining by address on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from pathlib import Path
+
+import pytest
+from lan_helpers import LOOPBACK, Peer, same_logs, wait_all
+
+from cfnet.bots import GreedyBot
+from cfnet.engine import PASS, IllegalMoveError
+from cfnet.identity import Identity
+from cfnet.net.game import NetGame
+from cfnet.net.lobby import HostLobby
+from cfnet.rules import RuleOptions
+from cfnet.session import GameAborted, GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
+from cfnet.store import TableMeta, TableStore, prepare_home
+from cfnet.table import LocalSeat, Table
+
+
+async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEvent], NetGame]:
+    identity = Identity.generate()
+    lobby = HostLobby(
+        identity,
+        None,
+        name="lan-session",
+        player="Me",
+        seats=3,
+        options=RuleOptions(rounds=1),
+        timeout=30,
+        code=None,
+        interface=LOOPBACK,
+        say=lambda text: None,
+    )
+    port = await lobby.open()
+    for bot in bots:
+        bot.start(["bot", "--connect", f"{LOOPBACK}:{port}", "--interface", LOOPBACK])
+    games: list[NetGame] = []
+
+    async def prepare(genesis: bytes, seat: int) -> int:
+        table = Table(genesis, LocalSeat(identity, seat), time.monotonic())
+        store = TableStore.create(
+            home, TableMeta(table.table_id, table.name, seat, table.players, table.options)
+        )
+        store.append(table.entries[0])
+        games.append(NetGame(identity, table, store))
+        return await games[0].listen(LOOPBACK)
+
+    seating = await lobby.seat_all(prepare)
+    await lobby.close()
+    (game,) = games
+    game.set_addresses(seating.addresses)
+    assert game.names[0] == "Me" and game.seat == 0 and game.view is None
+    with pytest.raises(IllegalMoveError):
+        game.submit(PASS)
+    game.start()
+    player = GreedyBot()
+    events: list[SessionEvent] = []
+    async with asyncio.timeout(60):
+        while not events or not isinstance(events[-1], GameEnded | GameAborted):
+            try:
+                async with asyncio.timeout(0.1):
+                    events.append(await game.next_event())
+            except TimeoutError:
+                pass
+            view = game.view
+            if view is not None and game.waiting_for == (0,) and view.public.turn == 0:
+                with contextlib.suppress(IllegalMoveError):  # e.g. our shuffle is being posted
+                    game.submit(player.choose(view))
+    await game.close()
+    return events, game
+
+
+def test_a_person_plays_a_lan_game_through_the_game_session(tmp_path: Path) -> None:
+    bots = [Peer(tmp_path / f"bot{i}", []) for i in (1, 2)]
+    try:
+        events, game = asyncio.run(_host_and_play(prepare_home(tmp_path / "me"), bots))
+        assert wait_all(bots) == [0, 0]
+    finally:
+        for bot in bots:
+            bot.kill()
+    kinds = [type(event) for event in events]
+    assert kinds[0] is RoundBegan and kinds[-2:] == [RoundEnded, GameEnded]
+    assert any(isinstance(e, Moved) and e.seat == 0 for e in events)
+    end = events[-1]
+    assert isinstance(end, GameEnded) and end.log_path == game.log_path
+    assert all(bot.log_path().read_bytes() == game.log_path.read_bytes() for bot in bots)
+    same_logs(bots)
