@@ -9,6 +9,7 @@ come from `LocalSeat.entropy` (os.urandom unless a test supplies a derivation).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -73,6 +74,9 @@ from cfnet.table_wire import (
 
 SEED_BYTES = 32
 MAX_PENDING = 4096
+PREMATURE = "premature"
+OFFLINE = math.inf
+"""The time to give a table replaying a finished log: every deadline has long passed."""
 MAX_ORDINARY_ENTRY = 256 * 1024
 
 
@@ -185,6 +189,8 @@ class Table:
         self.local = local
         self.me = None if local is None else local.seat
         self.entries: list[Entry] = []
+        self._times: list[float] = []
+        self._held: Entry | None = None
         self._wires: set[bytes] = set()
         self._expected: list[int] = []
         self.accepts = 0
@@ -308,14 +314,20 @@ class Table:
                 return self.fault_time + self.fault.posters.index(self.me) * self.timeout
             return None
         due = self.due()
-        if due is None or due[0] == self.me:
+        if due is None or (due[0] == self.me and self._held is None):
             return None
         return self._step_started + self.timeout
 
     def handle_timeout(self, now: float) -> None:
         """Blame the awaited seat if its deadline has passed (events: `drain_events`)."""
         due = self.due()
-        if due is None or due[0] == self.me or now < self._step_started + self.timeout:
+        if due is None or now < self._step_started + self.timeout:
+            return
+        held, self._held = self._held, None
+        if held is not None and held.seq == len(self.entries):
+            self._events += self._abort(held, now)  # a timeout claim now confirmed here
+            return
+        if due[0] == self.me:
             return
         seat, kinds = due
         why = f"did not post its {'/'.join(sorted(kinds))} within {self.timeout} s"
@@ -399,7 +411,10 @@ class Table:
         return self._expected[seq] if seq < len(self._expected) else self._scheduled()[0]
 
     def _append(self, entry: Entry, now: float, expected: int) -> None:
+        if self._held is not None and self._held.seq == entry.seq and entry.kind != ABORT:
+            self._held = None  # the seat a premature timeout claim named did post in time
         self.entries.append(entry)
+        self._times.append(now)
         self._wires.add(entry.wire)
         self._expected.append(expected)
         self._step_started = now
@@ -508,7 +523,10 @@ class Table:
             raise PeerProtocolError(f"malformed abort: {error.reason}", entry.seat) from None
         if claim.seat == entry.seat:
             raise PeerProtocolError("an abort cannot blame its own author", entry.seat)
-        problem = self._check_claim(claim, entry)
+        problem = self._check_claim(claim, entry, now)
+        if problem == PREMATURE:
+            self._held = entry  # taken if our own clock agrees before the seat posts
+            return []
         if problem is not None:
             if entry.seq < len(self.entries) or self.fault is not None:
                 raise PeerProtocolError(f"abort refused: {problem}", entry.seat)
@@ -520,6 +538,7 @@ class Table:
             self._wires.difference_update(e.wire for e in self.entries[entry.seq :])
             del self.entries[entry.seq :]
             del self._expected[entry.seq :]
+            del self._times[entry.seq :]
             superseded.append(Superseded(entry.seq))
         self._append(entry, now, -1)
         self.aborted, self.aborted_by = claim, entry.seat
@@ -544,8 +563,9 @@ class Table:
         except PeerProtocolError:
             return []
 
-    def _check_claim(self, claim: Fault, abort: Entry) -> str | None:
-        """Why an abort's claim does not hold (None if it does)."""
+    def _check_claim(self, claim: Fault, abort: Entry, now: float) -> str | None:
+        """Why an abort's claim does not hold (None if it does; PREMATURE for a timeout that
+        this table's own clock has not seen yet)."""
         evidence = claim.evidence
         if claim.code == BAD_ENTRY:
             mine = self.fault
@@ -561,8 +581,14 @@ class Table:
                 return f"this table finds no fault of seat {claim.seat} at entry {claim.seq}"
             return None
         if claim.code == TIMEOUT:
-            if evidence["seq"] != abort.seq or self._expected_at(abort.seq) != claim.seat:
-                return f"seat {claim.seat} was not the seat due at entry {abort.seq}"
+            seq = abort.seq
+            if evidence["seq"] != seq or self._expected_at(seq) != claim.seat:
+                return f"seat {claim.seat} was not the seat due at entry {seq}"
+            if seq < len(self.entries):
+                if self._times[seq] - self._times[seq - 1] < self.timeout:
+                    return f"seat {claim.seat}'s entry {seq} arrived here in time"
+            elif now < self._step_started + self.timeout:
+                return PREMATURE
             return None
         if claim.code == BAD_POINT:
             seq, index = evidence["seq"], evidence["index"]

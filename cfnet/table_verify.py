@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.log import Entry
-from cfnet.table import Table
+from cfnet.table import OFFLINE, Table
 from cfnet.table_events import Aborted, FaultFound, RoundScored
 from cfnet.table_wire import Fault
 
@@ -36,7 +36,7 @@ def verify_entries(entries: Sequence[Entry]) -> Verdict:
     if not entries:
         return Verdict(False, None, problem="the log has no entries")
     try:
-        table = Table(entries[0].wire)
+        table = Table(entries[0].wire, None, OFFLINE)
     except PeerProtocolError as error:
         return Verdict(False, None, problem=f"entry 0: {error.reason}", seq=0, blamed=error.seat)
     verdict = Verdict(False, table)
@@ -47,7 +47,7 @@ def verify_entries(entries: Sequence[Entry]) -> Verdict:
             verdict.seq, verdict.blamed = entry.seq, entry.seat
             return verdict
         try:
-            events = table.receive(entry.wire, 0.0)
+            events = table.receive(entry.wire, OFFLINE)
         except PeerProtocolError as error:
             verdict.problem = f"{_where(entry)}: {error.reason}"
             verdict.seq, verdict.blamed = entry.seq, error.seat

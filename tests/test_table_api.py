@@ -6,10 +6,9 @@ import pytest
 
 from cfnet.engine import PASS
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.log import Entry
+from cfnet.log import Entry, sign_entry
 from cfnet.rules import RuleOptions
 from cfnet.table import LocalSeat, SeatInfo, Table, make_genesis
-from cfnet.table_events import Superseded
 from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
 from cfnet.table_wire import TIMEOUT
 
@@ -101,15 +100,44 @@ def test_entries_in_any_order() -> None:
     assert observer.over and observer.entries == entries
 
 
-def test_timeout_abort_supersedes_a_late_entry() -> None:
-    """Seat 0 never hears seat 1's phase-B entry (a cut link) and blames it after the deadline;
-    seat 2 had it, and the abort takes its place there too: every log ends the same."""
+def test_a_partitioned_seat_and_the_others_blame_each_other() -> None:
+    """Seat 0 stops hearing seats 1 and 2 when seat 1 is due: seat 0 blames seat 1 after the
+    deadline; seat 2 got seat 1's entry in time, refuses that claim, and with seat 1 blames
+    seat 0, which is then the one that stalls. The two sides agree among themselves."""
     network = start_tables(3, 9, RuleOptions(rounds=1), timeout=30)
     network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
     network.cut = {(1, 0), (2, 0)}
     network.run()
-    for table in network.tables:
-        assert table.aborted is not None and table.aborted.seat == 1
-        assert table.aborted.code == TIMEOUT and table.aborted_by == 0
-    assert len(_logs(network)) == 1
-    assert any(isinstance(e, Superseded) for e in network.events[2])
+    alone, *others = network.tables
+    assert alone.aborted is not None and alone.aborted.seat == 1
+    for table in others:
+        assert table.aborted is not None and table.aborted.seat == 0
+        assert table.aborted.code == TIMEOUT
+    assert others[0].entries == others[1].entries
+    assert any("arrived here in time" in str(e) for _, e in network.errors)
+
+
+def test_premature_timeout_claim_is_ignored() -> None:
+    """Seat 0 claims seat 1 timed out the moment seat 1 is due: the others hold the claim,
+    seat 1 posts in time, the claim is dropped and the game ends normally."""
+    network = start_tables(3, 10, RuleOptions(rounds=1), timeout=30)
+    identity = network.tables[0].local.identity  # type: ignore[union-attr]
+    sent: list[bool] = []
+
+    def accuse(entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
+        if sent or entry.kind != "shuffle_a":
+            return [(entry.wire, None)]
+        sent.append(True)
+        body = {
+            "blamed": 1,
+            "code": "timeout",
+            "detail": "late",
+            "evidence": {"seq": entry.seq + 1},
+        }
+        claim = sign_entry(identity, entry.table_id, entry.seq + 1, entry.hash, 0, "abort", body)
+        return [(entry.wire, None), (claim.wire, None)]
+
+    network.tampers = {0: accuse}
+    network.run()
+    assert sent and all(t.over and t.aborted is None for t in network.tables)
+    assert network.now == 0 and len(_logs(network)) == 1

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.errors import PeerProtocolError
     from cfnet.logfile import LogFileError, read_log
     from cfnet.render import render_board, render_hand
-    from cfnet.table import Table
+    from cfnet.table import OFFLINE, Table
     from cfnet.table_events import (
         Aborted,
         FaultFound,
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         entries = read_log(Path(args.file))
-        table = Table(entries[0].wire) if entries else None
+        table = Table(entries[0].wire, None, OFFLINE) if entries else None
     except (OSError, LogFileError, PeerProtocolError) as error:
         print(f"cfnet replay: {error}")
         return 1
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
     for entry in entries[1:]:
         try:
-            events = table.receive(entry.wire, 0.0)
+            events = table.receive(entry.wire, OFFLINE)
         except PeerProtocolError as error:
             print(f"entry {entry.seq}: {error} (run cfnet verify for the details)")
             return 1
