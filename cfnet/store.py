@@ -26,6 +26,7 @@ from cfnet.identity import Identity
 from cfnet.log import TABLE_ID_BYTES, Entry
 from cfnet.logfile import (
     MAGIC,
+    encode_record,
     fsync_dir,
     link_problem,
     open_for_append,
@@ -311,10 +312,13 @@ class TableStore:
         before appending the entry that commits to them."""
         write_atomically(self.path / SECRETS_FILE, encode_canonical(secrets), FILE_MODE)
 
-    def append(self, entry: Entry) -> bool:
+    def append(self, entry: Entry, *, durable: bool = True) -> bool:
         """Write `entry` to the log and fsync it; False (nothing written) if this very entry is
         already stored, as after a restart. StoreError if it does not follow the last entry or
-        a different entry is stored at its seq. After an OSError, call load() to go on."""
+        a different entry is stored at its seq. After an OSError, call load() to go on.
+
+        `durable=False` only flushes it to the OS (a peer's entry, which can be fetched again):
+        a process crash keeps it, the next durable append makes it durable too."""
         if self._log is None:
             raise StoreError("call load() before append() (again after a failed append)")
         if entry.table_id != self.table_id:
@@ -327,7 +331,11 @@ class TableStore:
         if problem is not None:
             raise StoreError(f"cannot append: {problem}")
         try:
-            _append_record(self._log, entry)
+            if durable:
+                _append_record(self._log, entry)
+            else:
+                self._log.write(encode_record(entry.wire))
+                self._log.flush()
         except OSError:  # e.g. a full disk: the record may be torn; load() drops it
             self._close_log()
             raise

@@ -76,6 +76,11 @@ class Peer:
             self.process.wait()
 
 
+def unique(name: str) -> str:
+    """`name` made unique to this test run: other runs may share the loopback mDNS."""
+    return f"{name}-{os.getpid()}-{os.urandom(3).hex()}"
+
+
 def table_peers(
     tmp: Path,
     name: str,
@@ -84,7 +89,9 @@ def table_peers(
     timeout: int = 20,
     env: Sequence[dict[str, str]] = (),
 ) -> list[Peer]:
-    """A host and `seats - 1` bots that find its table by mDNS (not started yet)."""
+    """A host and `seats - 1` bots that find its table by mDNS (not started yet); the table's
+    name is `name` made unique."""
+    name = unique(name)
     common = ["--interface", LOOPBACK, "--strategy", "greedy"]
     host = [
         "host", "--name", name, "--seats", str(seats), "--rule", f"rounds={rounds}",

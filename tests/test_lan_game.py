@@ -14,6 +14,7 @@ from lan_helpers import (
     same_logs,
     start_all,
     table_peers,
+    unique,
     wait_all,
 )
 
@@ -55,15 +56,16 @@ def test_host_starts_its_computer_players_which_join_by_address(tmp_path: Path) 
 
 
 def test_a_wrong_join_code_is_refused(tmp_path: Path) -> None:
+    name = unique("lan-code")
     host = Peer(
         tmp_path / "host",
-        ["host", "--name", "lan-code", "--seats", "2", "--rule", "rounds=1", "--code", "right",
+        ["host", "--name", name, "--seats", "2", "--rule", "rounds=1", "--code", "right",
          "--interface", LOOPBACK, "--strategy", "greedy", "--port", "0"],
     )  # fmt: skip
     host.start()
     try:
         wrong = subprocess.run(
-            [*CFNET, "bot", "--table", "lan-code", "--code", "wrong", "--interface", LOOPBACK,
+            [*CFNET, "bot", "--table", name, "--code", "wrong", "--interface", LOOPBACK,
              "--home", str(tmp_path / "wrong")],
             capture_output=True, text=True, timeout=60, check=False,
         )  # fmt: skip
@@ -71,7 +73,7 @@ def test_a_wrong_join_code_is_refused(tmp_path: Path) -> None:
         assert "wrong join code" in wrong.stderr or "closed our link" in wrong.stderr
         right = Peer(
             tmp_path / "right",
-            ["bot", "--table", "lan-code", "--code", "right", "--interface", LOOPBACK],
+            ["bot", "--table", name, "--code", "right", "--interface", LOOPBACK],
         )
         right.start()
         assert wait_all([host, right]) == [0, 0], host.output()

@@ -259,8 +259,9 @@ class NetGame:
         """Store appended entries (in chain order) and turn events into session events."""
         for event in events:
             if isinstance(event, Appended):
-                if not self._rewrite:
-                    self.store.append(event.entry)
+                if not self._rewrite:  # others' entries can be fetched again: no fsync
+                    durable = event.entry.seat == self.table.me or self.table.finished
+                    self.store.append(event.entry, durable=durable)
                 self._cut_links()
             elif isinstance(event, Superseded):
                 self._rewrite = True
