@@ -203,8 +203,9 @@ class NetGame:
                     break
                 wakeup = self._next_wakeup()
                 timeout = None if wakeup is None else max(0.0, wakeup - time.monotonic())
-                try:
-                    await asyncio.wait_for(self._wake.wait(), timeout)
+                try:  # not wait_for: on 3.11 it can swallow a cancel (bpo-42130)
+                    async with asyncio.timeout(timeout):
+                        await self._wake.wait()
                 except TimeoutError:
                     await asyncio.sleep(GRACE)
             if self._fatal is None:
