@@ -73,6 +73,9 @@ class Step(Enum):
     DONE = "done"
 
 
+_KINDS = {step: frozenset({step.value}) for step in Step}
+
+
 def first_invalid(points: Sequence[bytes]) -> int:
     """The index of the first point libsodium refuses (0 if, oddly, none is refused)."""
     for index, point in enumerate(points):
@@ -178,15 +181,16 @@ class RoundState:
     def due(self) -> tuple[int, frozenset[str]]:
         """The seat entitled to post the next round entry and the kinds it may post."""
         step = self.step
-        counts = {
-            Step.SHUFFLE_A: len(self.a_decks),
-            Step.SHUFFLE_B: len(self.b_decks),
-            Step.DEAL: self.deals,
-            Step.REVEAL: len(self.seeds),
-            Step.CERTIFY: self.certs,
-        }
-        if step in counts:
-            return counts[step], frozenset({step.value})
+        if step is Step.SHUFFLE_A:
+            return len(self.a_decks), _KINDS[step]
+        if step is Step.SHUFFLE_B:
+            return len(self.b_decks), _KINDS[step]
+        if step is Step.DEAL:
+            return self.deals, _KINDS[step]
+        if step is Step.REVEAL:
+            return len(self.seeds), _KINDS[step]
+        if step is Step.CERTIFY:
+            return self.certs, _KINDS[step]
         if step is Step.TURNS:
             assert self.public is not None
             if self.draw is not None and self.draw.waiting:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
@@ -79,6 +80,7 @@ def int_list(size: int) -> Check:
     return lambda v: type(v) is list and len(v) == size and all(is_int(x) for x in v)
 
 
+@cache
 def round_body_spec(kind: str, players: int, hand: int) -> dict[str, Check]:
     """The fields of a round entry of `kind` at a table of `players` seats dealt `hand` each."""
     deck = packed(54)
