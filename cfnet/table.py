@@ -486,7 +486,6 @@ class Table:
 
     def _audit(self, r: RoundState) -> list[Event]:
         result = audit_round(r, self.me)
-        r.result = result
         replayed = result.replayed
         r.scores = self.game.finish_round(replayed)
         r.totals = self.game.totals

@@ -135,7 +135,6 @@ class RoundState:
     seeds: list[bytes] = field(default_factory=list)
     reveal_seqs: list[int] = field(default_factory=list)
     head: bytes = b""
-    result: AuditResult | None = None
     scores: tuple[int, ...] = ()
     totals: tuple[int, ...] = ()
     certs: int = 0

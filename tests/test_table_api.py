@@ -84,6 +84,7 @@ def test_deadline_then_the_next_poster() -> None:
 
     network.tampers = {1: silent, 0: lambda e: [] if e.kind == "abort" else [(e.wire, None)]}
     assert network.tables[2].next_deadline() == 30
+    assert network.tables[1].deadline == 30 and network.tables[1].next_deadline() is None
     network.run()
     late = network.tables[2]
     assert late.aborted is not None and late.aborted.seat == 1
