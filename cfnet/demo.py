@@ -1,0 +1,580 @@
+"""`cfnet demo`: a complete game on loopback between real peers, watched live from one seat.
+
+The demo process hosts the table on 127.0.0.1 (mDNS and TCP bound there only) and sits in
+seat 0; every other seat is a `cfnet bot` process that finds the table by mDNS. Seat 0 plays
+through the same `NetGame` driver as any peer: a computer player chosen here (paced so a person
+can follow), or the person at the keyboard in the game screen (`--human`). At the end the log
+is copied to a stable path and verified (the check `cfnet verify` runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ctypes
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO, TypeVar
+
+from cfnet.bots import make_bot
+from cfnet.engine import Draw, IllegalMoveError, Play, PublicRound
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.identity import fingerprint
+from cfnet.logfile import LogFileError, read_log
+from cfnet.net.discovery import Discovery
+from cfnet.net.game import NetGame
+from cfnet.net.lobby import HostLobby
+from cfnet.net.peer import _Seat
+from cfnet.render import render_board, render_hand
+from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+from cfnet.screen import describe_end, score_lines
+from cfnet.session import (
+    GameAborted,
+    GameEnded,
+    Moved,
+    Notice,
+    RoundBegan,
+    RoundEnded,
+    SessionEvent,
+)
+from cfnet.store import load_identity, prepare_home
+from cfnet.table_verify import verify_entries
+from cfnet.table_wire import DEFAULT_TIMEOUT
+
+LOOPBACK = "127.0.0.1"  # the demo never binds or advertises on any other address
+BOT_NAMES = ("Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")
+POLL = 0.05  # how often to look at the children and at whether it is our move
+BOT_FIND_WAIT = 30.0  # how long a computer player looks for the table by mDNS
+BOT_EXIT_WAIT = 30.0  # after the game, how long the computer players may take to finish
+STOP_WAIT = 3.0  # after SIGTERM, how long a child may take before it is killed
+RECENT = 4  # moves shown under the board in the live view
+
+T = TypeVar("T")
+
+
+class DemoError(Exception):
+    """The demo cannot go on: what failed, in words."""
+
+
+# ---------------------------------------------------------------------- child processes
+
+
+@dataclass
+class Child:
+    """One computer player's `cfnet bot` process and the file holding its output."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    output: Path
+
+    def tail(self, lines: int = 6) -> str:
+        try:
+            text = self.output.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join("    " + row for row in text.strip().splitlines()[-lines:])
+
+    def failure(self, code: int) -> str:
+        how = (
+            f"was killed by signal {signal.Signals(-code).name}"
+            if code < 0
+            else f"stopped with exit code {code}"
+        )
+        tail = self.tail()
+        said = f"; its last output:\n{tail}" if tail else ""
+        return f"computer player {self.name} (process {self.process.pid}) {how}{said}"
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """Linux: a function for `preexec_fn` that has the child get SIGTERM if the demo dies."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+
+    def arm() -> None:
+        prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+    return arm
+
+
+class Children:
+    """The demo's child processes: started in their own session (Ctrl-C reaches the demo only,
+    which stops them), each told to exit should the demo die; `stop()` leaves none behind."""
+
+    def __init__(self) -> None:
+        self.children: list[Child] = []
+        self._arm = _die_with_parent()
+
+    def start(self, name: str, command: Sequence[str], output: Path) -> Child:
+        with open(output, "wb") as out:
+            process = subprocess.Popen(
+                list(command),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=self._arm,  # only a prctl call, looked up before the fork
+            )
+        child = Child(name, process, output)
+        self.children.append(child)
+        return child
+
+    def failed(self) -> str | None:
+        """What went wrong if a child has exited with an error, else None."""
+        for child in self.children:
+            code = child.process.poll()
+            if code:
+                return child.failure(code)
+        return None
+
+    def wait(self, timeout: float) -> str | None:
+        """Wait until every child has exited; what went wrong, if anything."""
+        until = time.monotonic() + timeout
+        for child in self.children:
+            try:
+                code = child.process.wait(max(0.0, until - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                return f"computer player {child.name} (process {child.process.pid}) did not exit"
+            if code:
+                return child.failure(code)
+        return None
+
+    def stop(self) -> None:
+        """Terminate every child still running (kill those that do not exit) and reap them."""
+        alive = [c.process for c in self.children if c.process.poll() is None]
+        for process in alive:
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+        until = time.monotonic() + STOP_WAIT
+        for process in alive:
+            try:
+                process.wait(max(0.0, until - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+# ---------------------------------------------------------------------- the live view
+
+
+def _tiles(count: int) -> str:
+    return f"{count:>2} tile{'' if count == 1 else 's'}"
+
+
+class LiveView:
+    """Shows the game as seat `me` sees it: each move, the board, tiles left, round results.
+
+    It keeps its own copy of the public round, advanced event by event, so what it shows is
+    the game as of the event shown even when the network is ahead of the display. `frames`:
+    redraw one frame in place (a terminal); else print one line per move (a pipe or file)."""
+
+    def __init__(
+        self, names: Sequence[str], me: int, rounds: int, out: TextIO, frames: bool
+    ) -> None:
+        self.names = tuple(names)
+        self.me = me
+        self.rounds = rounds
+        self.out = out
+        self.frames = frames
+        self.public: PublicRound | None = None
+        self.totals = tuple(0 for _ in names)
+        self.recent: deque[str] = deque(maxlen=RECENT)
+        self._drawn = 0  # rows of the frame on screen, to redraw over
+
+    @property
+    def my_turn(self) -> bool:
+        """Seat `me` is to move in the round as shown (so the display has caught up)."""
+        public = self.public
+        return public is not None and not public.is_over and public.turn == self.me
+
+    def who(self, seat: int) -> str:
+        return self.names[seat]
+
+    def say(self, text: str = "") -> None:
+        self._drawn = 0
+        print(text, file=self.out, flush=True)
+
+    def show(self, event: SessionEvent, options: RuleOptions) -> None:
+        if isinstance(event, RoundBegan):
+            self.public = PublicRound(len(self.names), event.round_number, event.starter, options)
+            self.recent.clear()
+            self.say(
+                f"\nround {event.round_number} of {self.rounds}: centre {self.public.centre}, "
+                f"{self.who(event.starter)} starts"
+            )
+            self._frame()
+        elif isinstance(event, Moved):
+            self._moved(event)
+        elif isinstance(event, RoundEnded):
+            self._round_ended(event)
+        elif isinstance(event, Notice):
+            self._note(event.text)
+        elif isinstance(event, GameAborted):
+            self.say(f"game aborted: {event.reason}")
+
+    def _note(self, text: str) -> None:
+        if self.frames:
+            self.recent.append(text)
+            self._frame()
+        else:
+            self.say(f"  {text}")
+
+    def _moved(self, event: Moved) -> None:
+        public = self.public
+        if public is None:
+            return
+        move = event.move
+        with contextlib.suppress(IllegalMoveError):  # the table checked it already
+            public.apply_public(move, event.seat)
+        who = self.who(event.seat)
+        if isinstance(move, Play):
+            left = public.hand_counts[event.seat]
+            text = f"{who} plays {move.tile} on {move.end}, {left} left"
+        elif isinstance(move, Draw):
+            text = f"{who} draws" + (f" {event.drawn}" if event.drawn is not None else "")
+        else:
+            text = f"{who} passes"
+        self._note(text)
+
+    def _frame(self) -> None:
+        """Redraw the live frame over the previous one (terminal only)."""
+        public = self.public
+        if not self.frames or public is None:
+            return
+        size = shutil.get_terminal_size()
+        rows = [
+            f"round {public.round_number} of {self.rounds} | centre {public.centre} | "
+            f"yard {public.yard_count} ({public.drawable} drawable)"
+        ]
+        for seat, name in enumerate(self.names):
+            mark = ">" if seat == public.turn and not public.is_over else " "
+            mine = "  (this process's seat)" if seat == self.me else ""
+            rows.append(
+                f" {mark} {name:<6} {_tiles(public.hand_counts[seat])}   "
+                f"total {self.totals[seat]:>3}{mine}"
+            )
+        board = render_board(public).splitlines()
+        room = max(3, size.lines - 1 - len(rows) - RECENT)
+        if len(board) > room:
+            board = [*board[: room - 1], f"... {len(board) - room + 1} more rows of the board"]
+        rows += board + [f"  {text}" for text in self.recent]
+        cut = [row[: size.columns - 1] for row in rows]
+        up = f"\x1b[{self._drawn}F" if self._drawn else ""
+        self.out.write(up + "".join(f"{row}\x1b[K\n" for row in cut) + "\x1b[J")
+        self.out.flush()
+        self._drawn = len(cut)
+
+    def _round_ended(self, event: RoundEnded) -> None:
+        self.totals = event.totals
+        public = self.public
+        if public is not None and not self.frames:
+            self.say(f"the board at the end of round {event.round_number}:")
+            self.say(render_board(public))
+        self._frame()
+        self.say(
+            f"round {event.round_number} over: "
+            f"{describe_end(event.reason, event.went_out, self.names)}"
+        )
+        width = max(len(n) for n in self.names)
+        for seat, hand in enumerate(event.hands):
+            shown = render_hand(hand).replace("\n", " ") if hand else "went out"
+            self.say(
+                f"  {self.names[seat]:<{width}}  {event.scores[seat]:>3} points "
+                f"(total {event.totals[seat]:>3})  {shown}"
+            )
+        if event.verified is not None:
+            detail = event.verified.removeprefix("audited: ")
+            self.say(f"  round {event.round_number} verified: {detail}")
+
+
+# ---------------------------------------------------------------------- the demo
+
+
+def _log_destination(name: str) -> Path:
+    """Where the demo keeps the game log: the current directory, else the data directory."""
+    filename = f"cfnet-{name}.cflog"
+    here = Path.cwd()
+    if os.access(here, os.W_OK):
+        return here / filename
+    return prepare_home() / "demos" / filename
+
+
+class Demo:
+    """One run of `cfnet demo` (see the module docstring)."""
+
+    def __init__(self, args: argparse.Namespace, options: RuleOptions, home: Path) -> None:
+        self.args = args
+        self.options = options
+        self.home = home
+        self.children = Children()
+        self.name = f"demo-{secrets.token_hex(3)}"
+        self.out = sys.stdout
+        self.game: NetGame | None = None
+        self.log_path: Path | None = None
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    async def run(self) -> int:
+        identity = load_identity(self.home)
+        me = "you" if self.args.human else "demo"
+        seat = _Seat(argparse.Namespace(strategy=None), self.home, identity, LOOPBACK)
+        discovery = Discovery(LOOPBACK)
+        await discovery.__aenter__()
+        lobby = HostLobby(
+            identity,
+            discovery,
+            name=self.name,
+            player=me,
+            seats=self.args.players,
+            options=self.options,
+            timeout=DEFAULT_TIMEOUT,
+            code=None,
+            interface=LOOPBACK,
+            say=self._lobby_line,
+        )
+        leaving: asyncio.Task[None] | None = None
+        try:
+            try:
+                await lobby.open()
+                self._start_bots()
+                seating = await self._guard(lobby.seat_all(seat.prepare), "seating the players")
+            finally:
+                leaving = asyncio.create_task(_leave(lobby, discovery))
+            game = self.game = seat.seated(seating)
+            self._roster(game)
+            if self.args.human:
+                code = await self._guard(self._human(game), "the game")
+            else:
+                code = await self._guard(self._follow(game), "the game")
+        finally:
+            if self.game is not None:
+                await self.game.close()
+                self.game.store.close()
+            if leaving is not None:
+                await leaving
+        return self._finish(code)
+
+    def _lobby_line(self, text: str) -> None:
+        if not text.startswith("  seat"):  # the roster is shown once, when it is full
+            self.say(text)
+
+    def _start_bots(self) -> None:
+        for seat in range(1, self.args.players):
+            name = BOT_NAMES[seat - 1]
+            home = self.home / "bots" / name
+            home.mkdir(parents=True, exist_ok=True)
+            command = [
+                sys.executable, "-m", "cfnet.cli", "bot", "--table", self.name,
+                "--interface", LOOPBACK, "--strategy", "greedy", "--player", name,
+                "--wait", str(BOT_FIND_WAIT), "--home", str(home),
+            ]  # fmt: skip
+            child = self.children.start(name, command, home / "output.txt")
+            self.say(
+                f"started computer player {name} as process {child.process.pid}: "
+                f"cfnet bot --table {self.name} (finds the table by mDNS on {LOOPBACK})"
+            )
+
+    def _roster(self, game: NetGame) -> None:
+        self.say("every seat is taken; each seat signs with its own key:")
+        for seat, info in enumerate(game.table.seats):
+            where = "this process" if seat == game.seat else "its own process"
+            self.say(f"  seat {seat}: {info.name:<6} key {fingerprint(info.key)}  ({where})")
+
+    async def _guard(self, work: Awaitable[T], what: str) -> T:
+        """Await `work`, stopping it with a DemoError naming the child that failed, if any."""
+        task = asyncio.ensure_future(work)
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=POLL)
+                if done:
+                    return task.result()
+                problem = self.children.failed()
+                if problem is not None:
+                    raise DemoError(f"{what} stopped: {problem}")
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def _follow(self, game: NetGame) -> int:
+        """Play seat 0 as a computer player and show the game as it goes, paced by --delay."""
+        frames = self.out.isatty() and os.environ.get("TERM", "") != "dumb"
+        view = LiveView(game.names, game.seat, self.options.rounds, self.out, frames)
+        player = make_bot("greedy", self.args.seed)
+        play = asyncio.ensure_future(game.play())
+        event = asyncio.ensure_future(game.next_event())
+        try:
+            while True:
+                await asyncio.wait({play, event}, timeout=POLL, return_when="FIRST_COMPLETED")
+                if play.done() and not event.done():
+                    await asyncio.wait({event}, timeout=0.2)  # what was queued last
+                    if not event.done():
+                        return play.result()
+                if event.done():
+                    shown = event.result()
+                    event = asyncio.ensure_future(game.next_event())
+                    view.show(shown, self.options)
+                    await self._pause(shown)
+                if view.my_turn and game.table.awaiting_local_move:
+                    await asyncio.sleep(self.args.delay)
+                    current = game.view
+                    if current is not None:
+                        game.submit(player.choose(current))
+        finally:
+            for task in (play, event):
+                task.cancel()
+            await asyncio.gather(play, event, return_exceptions=True)
+
+    async def _pause(self, event: SessionEvent) -> None:
+        if isinstance(event, Moved):
+            await asyncio.sleep(self.args.delay)
+        elif isinstance(event, RoundEnded) and self.out.isatty():
+            await asyncio.sleep(min(2.0, 15 * self.args.delay))  # time to read the result
+
+    async def _human(self, game: NetGame) -> int:
+        from cfnet.screen import GameScreen
+
+        return await GameScreen(game).run()
+
+    def _finish(self, code: int) -> int:
+        """Copy the log to a stable path, verify it, print the result; the exit code."""
+        game = self.game
+        assert game is not None
+        problem = self.children.wait(BOT_EXIT_WAIT)
+        result = game.result
+        names = game.names
+        self.say("")
+        if isinstance(result, GameEnded):
+            played = len(game.game.round_scores)
+            self.say(f"game over after {played} round{'s' if played > 1 else ''}:")
+            for row in score_lines(game.game, names):
+                self.say(f"  {row}")
+            who = " and ".join(names[s] for s in result.winners)
+            self.say(f"winner: {who} with {result.totals[result.winners[0]]} points")
+        elif isinstance(result, GameAborted):
+            self.say(f"the game was aborted: {result.reason}")
+        else:
+            self.say("the game stopped before its end")
+        destination = _log_destination(self.name)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(game.log_path, destination)
+        self.log_path = destination
+        verdict = verify_entries(read_log(destination))
+        entries = len(read_log(destination))
+        if verdict.ok:
+            self.say(f"verified: the log is a complete, valid game ({entries} entries)")
+            self.say("  every signature, shuffle, key and move checked, as `cfnet verify` does")
+        else:
+            self.say(f"NOT verified: {verdict.problem}")
+        self.say(f"log saved: {destination}")
+        self.say(f"check it yourself: cfnet verify {destination}")
+        if problem is not None:
+            raise DemoError(problem)
+        if not verdict.ok or not isinstance(result, GameEnded):
+            return 3
+        return code
+
+
+async def _leave(lobby: HostLobby, discovery: Discovery) -> None:
+    """Close the lobby and withdraw the table from mDNS (while the game starts)."""
+    await lobby.close()
+    await discovery.close()
+
+
+# ---------------------------------------------------------------------- the command
+
+
+def delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 to 10")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=4,
+        metavar="N",
+        help=f"seats at the table, {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=10, metavar="R", help="rounds to play, 1..10 (default 10)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="seed of this process's computer player (the deal is always fresh: every seat "
+        "shuffles with its own secret randomness)",
+    )
+    parser.add_argument(
+        "--human", action="store_true", help="you play seat 0 at the keyboard (game screen)"
+    )
+    parser.add_argument(
+        "--delay",
+        type=delay,
+        default=0.1,
+        metavar="SECONDS",
+        help="pause after each move so you can follow (default 0.1; 0: full speed)",
+    )
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="state directory of every seat (default: a temporary one, removed at the end)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        options = RuleOptions().with_assignment(f"rounds={args.rounds}")
+        options.check(args.players)
+    except RuleOptionError as exc:
+        print(f"cfnet demo: {exc}", file=sys.stderr)
+        return 2
+    temporary = args.home is None
+    home = prepare_home(Path(tempfile.mkdtemp(prefix="cfnet-demo-")) if temporary else args.home)
+    demo = Demo(args, options, home)
+    keep = False
+    try:
+        return asyncio.run(demo.run())
+    except KeyboardInterrupt:
+        print("\ncfnet demo: interrupted; stopping the computer players", file=sys.stderr)
+        return 130
+    except DemoError as exc:
+        keep = True
+        print(f"cfnet demo: {exc}", file=sys.stderr)
+        return 1
+    except (LocalProtocolError, PeerProtocolError, LogFileError, OSError) as exc:
+        keep = True
+        print(f"cfnet demo: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        demo.children.stop()
+        if temporary and not keep:
+            shutil.rmtree(home, ignore_errors=True)
+        elif keep:
+            print(f"cfnet demo: every seat's state and output is kept in {home}", file=sys.stderr)

@@ -1,0 +1,147 @@
+"""`cfnet demo` as a newcomer runs it: a real subprocess hosting on loopback, computer players as
+`cfnet bot` processes found by mDNS; a complete verified game, its log kept, no process left."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+from lan_helpers import CFNET, cfnet_verify
+
+DEMO_TIMEOUT = 60
+
+
+def demo(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `cfnet demo ARGS` in `tmp` (its temporary state directory under tmp/tmp)."""
+    return subprocess.run(
+        [*CFNET, "demo", *args],
+        cwd=tmp,
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT,
+        check=False,
+    )
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    (tmp / "tmp").mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(tmp / "tmp"), "TERM": "dumb"}
+
+
+def child_pids(output: str) -> list[int]:
+    pids = [int(pid) for pid in re.findall(r"started computer player \w+ as process (\d+)", output)]
+    assert pids, output
+    return pids
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def saved_log(output: str) -> Path:
+    match = re.search(r"^log saved: (.+)$", output, re.MULTILINE)
+    assert match, output
+    return Path(match.group(1))
+
+
+def test_three_players_play_a_verified_round_and_leave_nothing_behind(tmp_path: Path) -> None:
+    done = demo(tmp_path, "--players", "3", "--rounds", "1", "--delay", "0")
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr
+    assert "finds the table by mDNS on 127.0.0.1" in out
+    assert "seat 2:" in out and "(its own process)" in out
+    assert "centre [" in out and "├─ a: [" in out  # the board tree
+    assert re.search(r"^  \w+ plays \[\d\|\d\] on [a-z]+, \d+ left$", out, re.MULTILINE)
+    assert "round 1 over: " in out
+    assert "round 1 verified: every shuffle, key and move checked" in out
+    assert "verified: the log is a complete, valid game" in out
+    assert re.search(r"^winner: \w+", out, re.MULTILINE)
+    log = saved_log(out)
+    assert log.parent == tmp_path and log.exists()
+    assert cfnet_verify(log).returncode == 0
+    assert not any(alive(pid) for pid in child_pids(out))
+    assert not any((tmp_path / "tmp").iterdir())  # the temporary state directory is gone
+    assert "Traceback" not in out + done.stderr
+
+
+def test_two_players_with_a_home_keep_identical_logs(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = demo(tmp_path, "--players", "2", "--rounds", "1", "--delay", "0", "--home", str(home))
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = saved_log(done.stdout).read_bytes()
+    (mine,) = home.glob("tables/*/table.cflog")
+    (bots,) = home.glob("bots/Ada/tables/*/table.cflog")
+    assert mine.read_bytes() == log == bots.read_bytes()
+    assert "winner: " in done.stdout
+    assert not any(alive(pid) for pid in child_pids(done.stdout))
+
+
+def test_ctrl_c_mid_game_stops_every_process(tmp_path: Path) -> None:
+    demo_process = subprocess.Popen(
+        [*CFNET, "demo", "--players", "3", "--rounds", "10", "--delay", "0.05"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert demo_process.stdout is not None
+    seen = []
+    try:
+        for line in demo_process.stdout:
+            seen.append(line)
+            if " plays [" in line:  # the game is under way
+                break
+        demo_process.send_signal(signal.SIGINT)
+        rest, errors = demo_process.communicate(timeout=20)
+    finally:
+        demo_process.kill()
+    out = "".join(seen) + rest
+    assert demo_process.returncode == 130, out + errors
+    assert "interrupted" in errors and "Traceback" not in errors, errors
+    assert not any(alive(pid) for pid in child_pids(out))
+    assert not any((tmp_path / "tmp").iterdir())
+
+
+def test_a_computer_player_that_dies_is_named_and_the_demo_fails(tmp_path: Path) -> None:
+    demo_process = subprocess.Popen(
+        [*CFNET, "demo", "--players", "3", "--rounds", "10", "--delay", "0.05"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert demo_process.stdout is not None
+    seen = []
+    try:
+        for line in demo_process.stdout:
+            seen.append(line)
+            if " plays [" in line:
+                break
+        victim = child_pids("".join(seen))[0]
+        os.kill(victim, signal.SIGKILL)
+        rest, errors = demo_process.communicate(timeout=20)
+    finally:
+        demo_process.kill()
+    out = "".join(seen) + rest
+    assert demo_process.returncode == 1, out + errors
+    assert f"computer player Ada (process {victim}) was killed by signal SIGKILL" in errors
+    assert "kept in" in errors
+    assert not any(alive(pid) for pid in child_pids(out))
+
+
+def test_impossible_options_are_refused_before_anything_starts(tmp_path: Path) -> None:
+    done = demo(tmp_path, "--players", "9")
+    assert done.returncode == 2
+    assert "cfnet demo:" in done.stderr
+    bad = demo(tmp_path, "--rounds", "11")
+    assert bad.returncode == 2 and "rounds" in bad.stderr
