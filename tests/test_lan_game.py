@@ -16,6 +16,7 @@ from lan_helpers import (
     table_peers,
     unique,
     wait_all,
+    wait_until,
 )
 
 from cfnet.table_wire import TABLE
@@ -80,3 +81,35 @@ def test_a_wrong_join_code_is_refused(tmp_path: Path) -> None:
         same_logs([host, right])
     finally:
         host.kill()
+
+
+def test_the_table_is_listed_and_a_player_may_leave_before_the_start(tmp_path: Path) -> None:
+    name = unique("lan-leave")
+    host = Peer(
+        tmp_path / "host",
+        ["host", "--name", name, "--seats", "3", "--rule", "rounds=1", "--interface", LOOPBACK,
+         "--strategy", "greedy"],
+    )  # fmt: skip
+    bot_args = ["bot", "--table", name, "--interface", LOOPBACK]
+    leaver, *stayers = (Peer(tmp_path / f"bot{i}", bot_args) for i in range(3))
+    host.start()
+    try:
+        wait_until(lambda: "open on" in host.output(), what="the table to open")
+        listing = subprocess.run(
+            [*CFNET, "tables", "--wait", "1", "--interface", LOOPBACK],
+            capture_output=True, text=True, timeout=30, check=True,
+        )  # fmt: skip
+        (row,) = [line for line in listing.stdout.splitlines() if line.startswith(name)]
+        assert " 1/3 " in row and f"{LOOPBACK}:" in row
+        leaver.start()
+        wait_until(lambda: "sits in seat 1" in host.output(), what="the first joiner to sit")
+        leaver.kill()
+        wait_until(lambda: "left the table" in host.output(), what="the host to see it leave")
+        for peer in stayers:
+            peer.start()
+        assert wait_all([host, *stayers]) == [0, 0, 0], host.output()
+    finally:
+        for peer in (host, leaver, *stayers):
+            peer.kill()
+    same_logs([host, *stayers])
+    assert not list(leaver.home.glob("tables/*"))

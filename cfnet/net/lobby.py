@@ -302,7 +302,7 @@ async def join_table(
         await link.close(f"bad table entry: {exc.reason}")
         raise LobbyError(f"the host sent a bad table: {exc.reason}") from None
     finally:
-        await link.close("seated")
+        await link.close("leaving the lobby")
 
 
 async def _seat(
