@@ -13,6 +13,7 @@ import contextlib
 import getpass
 import ipaddress
 import logging
+import os
 import socket
 import subprocess
 import sys
@@ -44,6 +45,7 @@ from cfnet.store import (
     prepare_home,
 )
 from cfnet.table import LocalSeat, Table
+from cfnet.table_sim import sim_entropy
 from cfnet.table_wire import DEFAULT_TIMEOUT, MAX_TIMEOUT
 
 log = logging.getLogger("cfnet.net")
@@ -105,6 +107,8 @@ def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
     )
     parser.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
     parser.add_argument("--verbose", action="store_true", help="log every link event")
+    # `cfnet demo --seed`: the seat's round secrets derived from a public number (replayable)
+    parser.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
 
 
 def add_code_argument(parser: argparse.ArgumentParser) -> None:
@@ -160,7 +164,9 @@ class _Seat:
         self.port = 0
 
     async def prepare(self, genesis: bytes, seat: int) -> int:
-        table = Table(genesis, LocalSeat(self.identity, seat), time.monotonic())
+        seed = self.args.deal_seed
+        entropy = os.urandom if seed is None else sim_entropy(seed, seat)
+        table = Table(genesis, LocalSeat(self.identity, seat, entropy), time.monotonic())
         meta = TableMeta(table.table_id, table.name, seat, table.players, table.options)
         store = TableStore.create(self.home, meta)
         store.append(table.entries[0])
