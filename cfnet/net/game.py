@@ -246,6 +246,8 @@ class NetGame:
             self._handle(events)
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
+        if events and self._fatal is None:
+            self._pump()  # answer at once: the chain waits for us (the loop re-arms the timer)
         self._wake.set()
         return True
 
