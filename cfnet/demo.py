@@ -49,6 +49,7 @@ from cfnet.session import (
     SessionEvent,
 )
 from cfnet.store import load_identity, prepare_home
+from cfnet.table_sim import derived
 from cfnet.table_verify import verify_entries
 from cfnet.table_wire import DEFAULT_TIMEOUT
 
@@ -326,6 +327,7 @@ class Demo:
         self.out = sys.stdout
         self.game: NetGame | None = None
         self.log_path: Path | None = None
+        self._joined = asyncio.Event()
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -333,7 +335,8 @@ class Demo:
     async def run(self) -> int:
         identity = load_identity(self.home)
         me = "you" if self.args.human else "demo"
-        seat = _Seat(argparse.Namespace(strategy=None), self.home, identity, LOOPBACK)
+        local = argparse.Namespace(strategy=None, deal_seed=self.args.seed)
+        seat = _Seat(local, self.home, identity, LOOPBACK)
         discovery = Discovery(LOOPBACK)
         await discovery.__aenter__()
         lobby = HostLobby(
@@ -348,11 +351,13 @@ class Demo:
             interface=LOOPBACK,
             say=self._lobby_line,
         )
+        if self.args.seed is not None:  # the deal derives from the table id too
+            lobby.table_id = derived("cfnet/v1/demo-table", self.args.seed, size=16)
         leaving: asyncio.Task[None] | None = None
         try:
             try:
                 await lobby.open()
-                self._start_bots()
+                await self._guard(self._start_bots(), "seating the players")
                 seating = await self._guard(lobby.seat_all(seat.prepare), "seating the players")
             finally:
                 leaving = asyncio.create_task(_leave(lobby, discovery))
@@ -371,10 +376,14 @@ class Demo:
         return self._finish(code)
 
     def _lobby_line(self, text: str) -> None:
+        if " sits in seat " in text:
+            self._joined.set()
         if not text.startswith("  seat"):  # the roster is shown once, when it is full
             self.say(text)
 
-    def _start_bots(self) -> None:
+    async def _start_bots(self) -> None:
+        """Start the computer players one by one, each once the one before has sat down (so
+        each name gets the same seat every time)."""
         for seat in range(1, self.args.players):
             name = BOT_NAMES[seat - 1]
             home = self.home / "bots" / name
@@ -384,11 +393,15 @@ class Demo:
                 "--interface", LOOPBACK, "--strategy", "greedy", "--player", name,
                 "--wait", str(BOT_FIND_WAIT), "--home", str(home),
             ]  # fmt: skip
+            if self.args.seed is not None:
+                command += ["--deal-seed", str(self.args.seed)]
+            self._joined.clear()
             child = self.children.start(name, command, home / "output.txt")
             self.say(
                 f"started computer player {name} as process {child.process.pid}: "
                 f"cfnet bot --table {self.name} (finds the table by mDNS on {LOOPBACK})"
             )
+            await self._joined.wait()
 
     def _roster(self, game: NetGame) -> None:
         self.say("every seat is taken; each seat signs with its own key:")
@@ -416,7 +429,7 @@ class Demo:
         """Play seat 0 as a computer player and show the game as it goes, paced by --delay."""
         frames = self.out.isatty() and os.environ.get("TERM", "") != "dumb"
         view = LiveView(game.names, game.seat, self.options.rounds, self.out, frames)
-        player = make_bot("greedy", self.args.seed)
+        player = make_bot("greedy", 0)
         play = asyncio.ensure_future(game.play())
         event = asyncio.ensure_future(game.next_event())
         try:
@@ -432,7 +445,6 @@ class Demo:
                     view.show(shown, self.options)
                     await self._pause(shown)
                 if view.my_turn and game.table.awaiting_local_move:
-                    await asyncio.sleep(self.args.delay)
                     current = game.view
                     if current is not None:
                         game.submit(player.choose(current))
@@ -510,6 +522,12 @@ def delay(text: str) -> float:
     return value
 
 
+def seed(text: str) -> int:
+    if not text.isdigit() or int(text) >= 1 << 63:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 0 or more")
+    return int(text)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--players",
@@ -523,11 +541,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--seed",
-        type=int,
-        default=0,
+        type=seed,
+        default=None,
         metavar="S",
-        help="seed of this process's computer player (the deal is always fresh: every seat "
-        "shuffles with its own secret randomness)",
+        help="play the same game again: every seat's secret randomness is derived from S "
+        "(for demos only; by default, and at every real table, each seat draws its own)",
     )
     parser.add_argument(
         "--human", action="store_true", help="you play seat 0 at the keyboard (game screen)"

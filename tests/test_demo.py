@@ -11,6 +11,8 @@ from pathlib import Path
 
 from lan_helpers import CFNET, cfnet_verify
 
+from cfnet.logfile import read_log
+
 DEMO_TIMEOUT = 60
 
 
@@ -82,6 +84,20 @@ def test_two_players_with_a_home_keep_identical_logs(tmp_path: Path) -> None:
     assert mine.read_bytes() == log == bots.read_bytes()
     assert "winner: " in done.stdout
     assert not any(alive(pid) for pid in child_pids(done.stdout))
+
+
+def test_a_seed_plays_the_same_game_again(tmp_path: Path) -> None:
+    seed = str(int.from_bytes(os.urandom(6), "big"))  # unique: other runs share loopback mDNS
+    runs = [
+        demo(tmp_path, "--players", "3", "--rounds", "1", "--delay", "0", "--seed", seed)
+        for _ in range(2)
+    ]
+    assert [run.returncode for run in runs] == [0, 0], runs[0].stdout + runs[0].stderr
+    moves = [re.findall(r"^  \w+ (?:plays|draws|passes).*$", r.stdout, re.MULTILINE) for r in runs]
+    assert moves[0] and moves[0] == moves[1]
+    logs = [read_log(saved_log(run.stdout)) for run in runs]
+    assert logs[0][0].table_id == logs[1][0].table_id
+    assert [e.kind for e in logs[0]] == [e.kind for e in logs[1]]
 
 
 def test_ctrl_c_mid_game_stops_every_process(tmp_path: Path) -> None:
