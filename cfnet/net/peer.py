@@ -117,6 +117,16 @@ def add_code_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def setup(args: argparse.Namespace) -> None:
+    """Logging to stderr (link events with --verbose); a person's seat needs a terminal."""
+    if args.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise LocalProtocolError(
+            "a person's seat needs a terminal for the game screen; "
+            "give --strategy greedy|random for a computer seat"
+        )
+    setup_logging(args.verbose)
+
+
 def setup_logging(verbose: bool) -> None:
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
@@ -263,8 +273,8 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_host(args: argparse.Namespace) -> int:
-    setup_logging(args.verbose)
     try:
+        setup(args)
         name = check_name(args.name)
         options = RuleOptions()
         for text in args.rule:
@@ -392,10 +402,10 @@ def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
 
 
 def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
-    setup_logging(args.verbose)
     if table is None and args.connect is None:
         return _failed(command, LocalProtocolError("name a table, or give --connect HOST:PORT"))
     try:
+        setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
         return asyncio.run(_join(args, table, home, identity))
@@ -482,8 +492,8 @@ def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_resume(args: argparse.Namespace) -> int:
-    setup_logging(args.verbose)
     try:
+        setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
         meta = _pick_table(home, args.table)
