@@ -12,6 +12,7 @@ import hmac
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import nacl.bindings as sodium
 import nacl.exceptions
@@ -229,6 +230,8 @@ def check_deck(deck: object, size: int, *, validate_points: bool = True) -> list
         raise DeckError(f"a deck is a list of {size} points, not {type(deck).__name__}")
     if len(deck) != size:
         raise DeckError(f"the deck has {len(deck)} points: it must have exactly {size}")
+    if not validate_points and _well_formed(deck):
+        return list(deck)
     points: list[bytes] = []
     seen: dict[bytes, int] = {}
     for position, point in enumerate(deck):
@@ -246,6 +249,19 @@ def check_deck(deck: object, size: int, *, validate_points: bool = True) -> list
         seen[point] = position
         points.append(point)
     return points
+
+
+def _well_formed(deck: list[Any] | tuple[Any, ...]) -> bool:
+    """The fast path of the structural check: all canonical 32-byte encodings, all distinct."""
+    return (
+        all(
+            type(point) is bytes
+            and len(point) == POINT_BYTES
+            and int.from_bytes(point, "little") & _Y_MASK < _FIELD_PRIME
+            for point in deck
+        )
+        and len(set(deck)) == len(deck)
+    )
 
 
 def _mul(scalar: bytes, point: bytes, where: str) -> bytes:

@@ -6,6 +6,7 @@ label is one length byte then its ASCII text; streams are 64-byte blocks numbere
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from collections.abc import Iterable, Iterator
@@ -38,6 +39,7 @@ def u32(value: int) -> bytes:
     return value.to_bytes(4, "big")
 
 
+@functools.lru_cache(maxsize=64)
 def label_bytes(label: str) -> bytes:
     """One length byte, then the label's ASCII bytes."""
     raw = label.encode("ascii")
@@ -51,6 +53,7 @@ def round_context(table_id: bytes, round_number: int) -> bytes:
     return table_id + u32(round_number)
 
 
+@functools.lru_cache(maxsize=1024)
 def context(table_id: bytes, round_number: int, seat: int) -> bytes:
     """round_context || u32(seat): what binds a seat's secret or commitment to its place."""
     return round_context(table_id, round_number) + u32(seat)
