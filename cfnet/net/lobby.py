@@ -185,7 +185,7 @@ class HostLobby:
         await self._withdraw()
         if self._server is not None:
             self._server.close()
-        for joiner in self._joiners:
+        for joiner in list(self._joiners):  # a closed link's task removes its joiner
             await joiner.link.close("the lobby is closed")  # their tasks end by themselves
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
