@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -26,8 +28,15 @@ TARGETS = {4: 5.0, 8: 15.0}
 DISCOVERY_TARGET = 1.0
 
 
-def game_time(peers: int, rounds: int, work: Path) -> tuple[float, int]:
-    """Seconds from starting every process to the last one exiting; the log's entry count."""
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def game_time(peers: int, rounds: int, work: Path) -> tuple[float, float, int]:
+    """Seconds from starting every process to the last one exiting, the CPU seconds they used
+    together, and the log's entry count."""
+    cpu = children_cpu()
     name = f"bench-{peers}-{time.monotonic_ns() % 10**6}"
     common = ["--interface", LOOPBACK, "--strategy", "greedy"]
     commands = [
@@ -51,7 +60,7 @@ def game_time(peers: int, rounds: int, work: Path) -> tuple[float, int]:
     blobs = {path.read_bytes() for path in logs}
     if len(blobs) != 1:
         raise SystemExit("the peers' logs differ")
-    return elapsed, len(read_log(logs[0]))
+    return elapsed, children_cpu() - cpu, len(read_log(logs[0]))
 
 
 async def discovery_time(work: Path) -> tuple[float, float]:
@@ -101,14 +110,16 @@ def main() -> None:
             f"(its lobby was open and announced after {opened:.3f} s); "
             f"target {DISCOVERY_TARGET:g} s: {flag}"
         )
+        print(f"load average before the games: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
         for peers in args.peers:
-            elapsed, entries = game_time(peers, args.rounds, work)
+            elapsed, cpu, entries = game_time(peers, args.rounds, work)
             target = TARGETS.get(peers)
             verdict = "" if target is None else f"; target {target:g} s: "
             verdict += "" if target is None else ("ok" if elapsed <= target else "OVER TARGET")
             print(
                 f"{peers} peers, {args.rounds} rounds: {elapsed:.2f} s wall from starting the "
-                f"processes to the last exit, {entries} entries, identical logs{verdict}"
+                f"processes to the last exit ({cpu:.1f} CPU s in all), {entries} entries, "
+                f"identical logs{verdict}"
             )
 
 
