@@ -35,7 +35,7 @@ from cfnet.logfile import LogFileError, read_log
 from cfnet.net.discovery import Discovery
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import HostLobby
-from cfnet.net.peer import _Seat
+from cfnet.net.peer import _drain, _Seat
 from cfnet.render import render_board, render_hand
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.screen import describe_end, score_lines
@@ -373,6 +373,7 @@ class Demo:
                 self.game.store.close()
             if leaving is not None:
                 await leaving
+            await _drain()  # lobby connections end by themselves once their links close
         return self._finish(code)
 
     def _lobby_line(self, text: str) -> None:
