@@ -4,15 +4,14 @@ A thin shell around the sans-IO table: entries from the mesh go to `Table.receiv
 `time.monotonic()`; the entries the table posts are written to the store (secrets first, then
 the entry, fsynced) and only then sent to every peer; a timer is armed at `next_deadline()`.
 It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
-computer seats and scripts. When the game is over the saved log is verified.
+computer seats and scripts. At the end the saved file is checked to be exactly the chain the
+table verified as it came.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -23,6 +22,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity, fingerprint
 from cfnet.log import Entry
 from cfnet.logfile import MAGIC, encode_record, write_atomically
+from cfnet.net.chaos_sim import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.session import (
     GameAborted,
@@ -54,22 +54,6 @@ FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be
 MAX_LINGER = 30.0
 
 Say = Callable[[str], None]
-
-
-class Chaos:
-    """Test-only link cutting: after each appended entry, with probability `rate`, close the
-    link to a peer chosen by a seeded generator (set by CFNET_TEST_CHAOS=seed:rate)."""
-
-    def __init__(self, seed: int, rate: float) -> None:
-        self.rng = random.Random(seed)
-        self.rate = rate
-
-    @classmethod
-    def parse(cls, text: str | None) -> Chaos | None:
-        if not text:
-            return None
-        seed, _, rate = text.partition(":")
-        return cls(int(seed), float(rate or "0.05"))
 
 
 class _Log:
@@ -120,6 +104,7 @@ class NetGame:
         self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
         self._noticed = False
         self._task: asyncio.Task[int] | None = None
+        self._cuts: set[asyncio.Task[None]] = set()
         self.result: SessionEvent | None = None
         self.log_path = store.path / LOG_FILE
 
@@ -317,15 +302,13 @@ class NetGame:
         )
 
     def _cut_links(self) -> None:
-        chaos = self._chaos
-        if chaos is None or chaos.rng.random() >= chaos.rate:
-            return
-        connected = sorted(self.mesh.connected)
-        if connected:
-            key = chaos.rng.choice(connected)
-            asyncio.get_running_loop().create_task(
+        key = None if self._chaos is None else self._chaos.pick(list(self.mesh.connected))
+        if key is not None:
+            cut = asyncio.get_running_loop().create_task(
                 self.mesh.disconnect(key, "test: link cut at random")
             )
+            self._cuts.add(cut)
+            cut.add_done_callback(self._cuts.discard)
 
     def _emit(self, event: SessionEvent) -> None:
         if self.player is None:
@@ -412,8 +395,3 @@ class NetGame:
         if result is not None:
             self._emit(result)
         return 0 if isinstance(result, GameEnded) else 3
-
-
-def chaos_from_env() -> Chaos | None:
-    """The test-only link cutter named by CFNET_TEST_CHAOS, if set."""
-    return Chaos.parse(os.environ.get("CFNET_TEST_CHAOS"))

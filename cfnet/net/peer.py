@@ -24,8 +24,9 @@ from pathlib import Path
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity
+from cfnet.net.chaos_sim import chaos_from_env
 from cfnet.net.discovery import Discovery, check_name
-from cfnet.net.game import NetGame, chaos_from_env
+from cfnet.net.game import NetGame
 from cfnet.net.lobby import (
     HostLobby,
     LobbyError,
