@@ -328,11 +328,15 @@ class Demo:
         self.game: NetGame | None = None
         self.log_path: Path | None = None
         self._joined = asyncio.Event()
+        self.terminated = False
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
     async def run(self) -> int:
+        main = asyncio.current_task()
+        assert main is not None
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate, main)
         identity = load_identity(self.home)
         me = "you" if self.args.human else "demo"
         local = argparse.Namespace(strategy=None, deal_seed=self.args.seed)
@@ -375,6 +379,11 @@ class Demo:
                 await leaving
             await _drain()  # lobby connections end by themselves once their links close
         return self._finish(code)
+
+    def _terminate(self, main: asyncio.Task[int]) -> None:
+        """SIGTERM: stop as on Ctrl-C (every child stopped, the temporary home removed)."""
+        self.terminated = True
+        main.cancel()
 
     def _lobby_line(self, text: str) -> None:
         if " sits in seat " in text:
@@ -469,7 +478,12 @@ class Demo:
         """Copy the log to a stable path, verify it, print the result; the exit code."""
         game = self.game
         assert game is not None
-        problem = self.children.wait(BOT_EXIT_WAIT)
+        finished = game.table.finished
+        if finished:  # the computer players finish too
+            problem = self.children.wait(BOT_EXIT_WAIT)
+        else:  # they would wait for this seat until the table's timeout
+            problem = None
+            self.children.stop()
         result = game.result
         names = game.names
         self.say("")
@@ -483,22 +497,24 @@ class Demo:
         elif isinstance(result, GameAborted):
             self.say(f"the game was aborted: {result.reason}")
         else:
-            self.say("the game stopped before its end")
+            self.say("the game stopped before its end; the computer players were stopped")
         destination = _log_destination(self.name)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(game.log_path, destination)
         self.log_path = destination
-        verdict = verify_entries(read_log(destination))
-        entries = len(read_log(destination))
+        entries = read_log(destination)
+        verdict = verify_entries(entries)
         if verdict.ok:
-            self.say(f"verified: the log is a complete, valid game ({entries} entries)")
+            self.say(f"verified: the log is a complete, valid game ({len(entries)} entries)")
             self.say("  every signature, shuffle, key and move checked, as `cfnet verify` does")
         else:
-            self.say(f"NOT verified: {verdict.problem}")
+            self.say(f"NOT verified ({len(entries)} entries): {verdict.problem}")
         self.say(f"log saved: {destination}")
         self.say(f"check it yourself: cfnet verify {destination}")
         if problem is not None:
             raise DemoError(problem)
+        if not finished:
+            return code or 1
         if not verdict.ok or not isinstance(result, GameEnded):
             return 3
         return code
@@ -580,9 +596,10 @@ def run(args: argparse.Namespace) -> int:
     keep = False
     try:
         return asyncio.run(demo.run())
-    except KeyboardInterrupt:
-        print("\ncfnet demo: interrupted; stopping the computer players", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        how = "terminated" if demo.terminated else "interrupted"
+        print(f"\ncfnet demo: {how}; stopping the computer players", file=sys.stderr)
+        return 128 + (signal.SIGTERM if demo.terminated else signal.SIGINT)
     except DemoError as exc:
         keep = True
         print(f"cfnet demo: {exc}", file=sys.stderr)

@@ -101,8 +101,12 @@ def test_a_seed_plays_the_same_game_again(tmp_path: Path) -> None:
     assert [e.kind for e in logs[0]] == [e.kind for e in logs[1]]
 
 
-@pytest.mark.parametrize("when", [" sits in seat 1", " plays ["], ids=["seating", "mid-game"])
-def test_ctrl_c_stops_every_process(tmp_path: Path, when: str) -> None:
+@pytest.mark.parametrize(
+    ("when", "sig"),
+    [(" sits in seat 1", signal.SIGINT), (" plays [", signal.SIGINT), (" plays [", signal.SIGTERM)],
+    ids=["ctrl-c-seating", "ctrl-c-mid-game", "sigterm-mid-game"],
+)
+def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Signals) -> None:
     demo_process = subprocess.Popen(
         [*CFNET, "demo", "--players", "3", "--rounds", "10", "--delay", "0.05"],
         cwd=tmp_path,
@@ -118,13 +122,13 @@ def test_ctrl_c_stops_every_process(tmp_path: Path, when: str) -> None:
             seen.append(line)
             if when in line:
                 break
-        demo_process.send_signal(signal.SIGINT)
+        demo_process.send_signal(sig)
         rest, errors = demo_process.communicate(timeout=20)
     finally:
         demo_process.kill()
     out = "".join(seen) + rest
-    assert demo_process.returncode == 130, out + errors
-    assert "interrupted" in errors, errors
+    assert demo_process.returncode == 128 + sig, out + errors
+    assert ("interrupted" if sig == signal.SIGINT else "terminated") in errors, errors
     assert "Traceback" not in errors and "Exception" not in errors, errors
     assert not any(alive(pid) for pid in child_pids(out))
     assert not any((tmp_path / "tmp").iterdir())
