@@ -228,7 +228,10 @@ class HostLobby:
         if self._started or len(self._joiners) + 1 >= self.seats:
             raise LobbyError("the table is full")
         if key == self.identity.public or any(j.key == key for j in self._joiners):
-            raise LobbyError("this key already has a seat at the table")
+            raise LobbyError(
+                "this identity key already has a seat at the table: every player needs its own "
+                "state directory (--home)"
+            )
         return player
 
     async def _listen(self, joiner: _Joiner) -> None:
