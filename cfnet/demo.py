@@ -360,7 +360,11 @@ class Demo:
         leaving: asyncio.Task[None] | None = None
         try:
             try:
-                await lobby.open()
+                port = await lobby.open()
+                self.say(
+                    f"table {self.name} open on {LOOPBACK}:{port} (loopback only): "
+                    f"{self.args.players} seats, {self.options.describe()}"
+                )
                 await self._guard(self._start_bots(), "seating the players")
                 seating = await self._guard(lobby.seat_all(seat.prepare), "seating the players")
             finally:
@@ -386,10 +390,9 @@ class Demo:
         main.cancel()
 
     def _lobby_line(self, text: str) -> None:
+        """The lobby's progress: only its news of a player sitting down is used."""
         if " sits in seat " in text:
             self._joined.set()
-        if not text.startswith("  seat"):  # the roster is shown once, when it is full
-            self.say(text)
 
     async def _start_bots(self) -> None:
         """Start the computer players one by one, each once the one before has sat down (so
@@ -408,8 +411,8 @@ class Demo:
             self._joined.clear()
             child = self.children.start(name, command, home / "output.txt")
             self.say(
-                f"started computer player {name} as process {child.process.pid}: "
-                f"cfnet bot --table {self.name} (finds the table by mDNS on {LOOPBACK})"
+                f"started {name} (process {child.process.pid}): cfnet bot --table {self.name}, "
+                "finds it by mDNS"
             )
             await self._joined.wait()
 
@@ -507,8 +510,10 @@ class Demo:
         if verdict.ok:
             self.say(f"verified: the log is a complete, valid game ({len(entries)} entries)")
             self.say("  every signature, shuffle, key and move checked, as `cfnet verify` does")
-        else:
+        elif finished:
             self.say(f"NOT verified ({len(entries)} entries): {verdict.problem}")
+        else:
+            self.say(f"the log ends before the game does ({len(entries)} entries)")
         self.say(f"log saved: {destination}")
         self.say(f"check it yourself: cfnet verify {destination}")
         if problem is not None:

@@ -36,7 +36,7 @@ def _env(tmp: Path) -> dict[str, str]:
 
 
 def child_pids(output: str) -> list[int]:
-    pids = [int(pid) for pid in re.findall(r"started computer player \w+ as process (\d+)", output)]
+    pids = [int(pid) for pid in re.findall(r"^started \w+ \(process (\d+)\)", output, re.MULTILINE)]
     assert pids, output
     return pids
 
@@ -59,7 +59,8 @@ def test_three_players_play_a_verified_round_and_leave_nothing_behind(tmp_path: 
     done = demo(tmp_path, "--players", "3", "--rounds", "1", "--delay", "0")
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
-    assert "finds the table by mDNS on 127.0.0.1" in out
+    assert re.search(r"^table demo-\w+ open on 127.0.0.1:\d+ \(loopback only\)", out, re.M)
+    assert "cfnet bot --table demo-" in out and "finds it by mDNS" in out
     assert "seat 2:" in out and "(its own process)" in out
     assert "centre [" in out and "├─ a: [" in out  # the board tree
     assert re.search(r"^  \w+ plays \[\d\|\d\] on [a-z]+, \d+ left$", out, re.MULTILINE)
@@ -103,7 +104,7 @@ def test_a_seed_plays_the_same_game_again(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("when", "sig"),
-    [(" sits in seat 1", signal.SIGINT), (" plays [", signal.SIGINT), (" plays [", signal.SIGTERM)],
+    [("started Bob", signal.SIGINT), (" plays [", signal.SIGINT), (" plays [", signal.SIGTERM)],
     ids=["ctrl-c-seating", "ctrl-c-mid-game", "sigterm-mid-game"],
 )
 def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Signals) -> None:
