@@ -48,7 +48,7 @@ from cfnet.session import (
     RoundEnded,
     SessionEvent,
 )
-from cfnet.store import load_identity, prepare_home
+from cfnet.store import load_identity, prepare_home, table_dir
 from cfnet.table_sim import derived
 from cfnet.table_verify import verify_entries
 from cfnet.table_wire import DEFAULT_TIMEOUT
@@ -357,6 +357,12 @@ class Demo:
         )
         if self.args.seed is not None:  # the deal derives from the table id too
             lobby.table_id = derived("cfnet/v1/demo-table", self.args.seed, size=16)
+            if table_dir(self.home, lobby.table_id).exists():
+                await discovery.close()
+                raise DemoError(
+                    f"--seed {self.args.seed} was played with --home {self.home} already: "
+                    "give another --home, or none"
+                )
         leaving: asyncio.Task[None] | None = None
         try:
             try:
@@ -617,5 +623,5 @@ def run(args: argparse.Namespace) -> int:
         demo.children.stop()
         if temporary and not keep:
             shutil.rmtree(home, ignore_errors=True)
-        elif keep:
+        elif keep and temporary:
             print(f"cfnet demo: every seat's state and output is kept in {home}", file=sys.stderr)
