@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import struct
+from functools import partial
 from pathlib import Path
 
 import msgpack
@@ -167,3 +169,27 @@ def test_a_stalled_peer_gets_the_same_signed_timeout_abort_on_every_log(tmp_path
     assert verdict.returncode == 1
     assert f"seat {seat}, timeout" in verdict.stdout
     assert all(f"waiting for seat {seat}" in p.output() for p in others)
+
+
+def _grown(peer: Peer, size: int) -> bool:
+    return peer.log_size() > size
+
+
+def test_peers_killed_again_and_again_at_random_moments(tmp_path: Path) -> None:
+    rng = random.Random(2026)
+    peers = table_peers(tmp_path, "lan-kills", rounds=2, timeout=30)
+    start_all(peers)
+    try:
+        grown = 0
+        for _ in range(4):
+            victim = rng.choice(peers)
+            grown += rng.randrange(5_000, 20_000)
+            wait_until(partial(_grown, victim, grown), what="the log to grow")
+            victim.kill()
+            victim.start(RESUME)
+        assert wait_all(peers) == [0, 0, 0, 0], [p.output() for p in peers]
+    finally:
+        for peer in peers:
+            peer.kill()
+    same_logs(peers)
+    assert cfnet_verify(peers[0].log_path()).returncode == 0
