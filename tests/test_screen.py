@@ -38,7 +38,9 @@ class Player:
             if condition():
                 return
             await asyncio.sleep(0.005)
-        raise AssertionError(f"timed out waiting for {what}; screen:\n{self.screen.text()}")
+        typed = self.screen.input.text
+        screen = self.screen.text()
+        raise AssertionError(f"timed out waiting for {what}; input {typed!r}; screen:\n{screen}")
 
     async def type(self, text: str, done: Callable[[], bool] | None = None) -> None:
         """Type `text`; wait until the screen has taken its lines and the rest (or `done`)."""
@@ -309,6 +311,9 @@ def test_tab_completes_and_up_recalls_earlier_lines() -> None:
         tile = player.screen.input.text
         await player.type(" \t", lambda: player.screen.input.text == f"{tile} a")
         await player.type("\x15banana\r")
+        # the input reloads its history after each line, in the background: wait for it, as a
+        # person's slower fingers do
+        await player.until(lambda: player.screen.input.working_index >= 1, "the history")
         await player.type("\x1b[A", lambda: player.screen.input.text == "banana")  # Up
         await player.type("\x15quit\ry\r")
 
