@@ -1,0 +1,63 @@
+"""A person plays a LAN game in the real game screen: `cfnet host` on a pseudo-terminal, with
+two computer players it starts (`--bots 2`, each a `cfnet bot` process on 127.0.0.1). The
+"person" types the first listed move now and then, and Enter once the game is over."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import sys
+import termios
+import time
+from pathlib import Path
+
+from lan_helpers import LOOPBACK, cfnet_verify, unique
+
+
+def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, str]:
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: cfnet on the terminal
+        os.environ.update({"NO_COLOR": "1", "TERM": "xterm"})
+        os.execv(sys.executable, [sys.executable, "-m", "cfnet.cli", *argv])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    seen = b""
+    end = time.monotonic() + timeout
+    typed = 0.0
+    try:
+        while time.monotonic() < end:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if ready:
+                try:
+                    seen += os.read(fd, 1 << 16)
+                except OSError:
+                    continue
+            if time.monotonic() - typed > 0.1:
+                typed = time.monotonic()
+                key = b"\r" if b"Press Enter to leave" in seen else b"1\r"
+                os.write(fd, key)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError(f"the game screen did not finish: {seen[-3000:]!r}")
+    finally:
+        os.close(fd)
+
+
+def test_a_person_hosts_and_plays_in_the_game_screen(tmp_path: Path) -> None:
+    home = tmp_path / "person"
+    argv = [
+        "host", "--name", unique("lan-screen"), "--seats", "3", "--rule", "rounds=1",
+        "--bots", "2", "--interface", LOOPBACK, "--home", str(home), "--player", "Person",
+    ]  # fmt: skip
+    code, screen = _play_on_a_terminal(argv)
+    assert code == 0, screen[-3000:]
+    assert "Game over" in screen
+    (log,) = home.glob("tables/*/table.cflog")
+    bots = sorted(home.glob("bots/bot*/tables/*/table.cflog"))
+    assert len(bots) == 2 and all(path.read_bytes() == log.read_bytes() for path in bots)
+    assert cfnet_verify(log).returncode == 0
