@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+import shutil
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-from lan_helpers import CFNET, cfnet_verify
+from lan_helpers import CFNET, cfnet_verify, wait_until
 
 from cfnet.logfile import read_log
 
@@ -169,3 +171,39 @@ def test_impossible_options_are_refused_before_anything_starts(tmp_path: Path) -
     assert "cfnet demo:" in done.stderr
     bad = demo(tmp_path, "--rounds", "11")
     assert bad.returncode == 2 and "rounds" in bad.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_human_seat_plays_in_the_game_screen_and_may_leave(tmp_path: Path) -> None:
+    session = f"cfnet-demo-{os.getpid()}"
+    command = f"{shlex.join([*CFNET, 'demo', '--human', '--players', '2', '--rounds', '1'])}"
+    script = f"cd {shlex.quote(str(tmp_path))} && {command}; echo EXIT=$?; sleep 60"
+    tmux = ["tmux", "-L", session]
+    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+
+    def pane() -> str:
+        return subprocess.run(
+            [*tmux, "capture-pane", "-p", "-J", "-t", session, "-S", "-100"],
+            capture_output=True, text=True, check=True, env=env,
+        ).stdout  # fmt: skip
+
+    def keys(*typed: str) -> None:
+        subprocess.run([*tmux, "send-keys", "-t", session, *typed], check=True, env=env)
+
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", script],
+        check=True, env=env,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: "Moves 1)" in pane(), 30, "the game screen")
+        keys("quit", "Enter")
+        wait_until(lambda: "Leave the game?" in pane(), 10, "the quit question")
+        keys("y", "Enter")
+        wait_until(lambda: "EXIT=" in pane(), 20, "the demo to end")
+        text = pane()
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False, env=env)
+    assert "EXIT=1" in text, text
+    assert "the game stopped before its end; the computer players were stopped" in text
+    assert saved_log(text).exists()
+    assert not any(alive(pid) for pid in child_pids(text))
