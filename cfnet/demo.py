@@ -326,7 +326,6 @@ class Demo:
         self.name = f"demo-{secrets.token_hex(3)}"
         self.out = sys.stdout
         self.game: NetGame | None = None
-        self.log_path: Path | None = None
         self._joined = asyncio.Event()
         self.terminated = False
 
@@ -510,7 +509,6 @@ class Demo:
         destination = _log_destination(self.name)
         destination.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(game.log_path, destination)
-        self.log_path = destination
         entries = read_log(destination)
         verdict = verify_entries(entries)
         if verdict.ok:
