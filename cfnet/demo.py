@@ -177,6 +177,10 @@ def _tiles(count: int) -> str:
     return f"{count:>2} tile{'' if count == 1 else 's'}"
 
 
+def _points(count: int) -> str:
+    return f"{count:>3} point{'' if count == 1 else 's'}"
+
+
 class LiveView:
     """Shows the game as seat `me` sees it: each move, the board, tiles left, round results.
 
@@ -295,7 +299,7 @@ class LiveView:
         for seat, hand in enumerate(event.hands):
             shown = render_hand(hand).replace("\n", " ") if hand else "went out"
             self.say(
-                f"  {self.names[seat]:<{width}}  {event.scores[seat]:>3} points "
+                f"  {self.names[seat]:<{width}}  {_points(event.scores[seat])} "
                 f"(total {event.totals[seat]:>3})  {shown}"
             )
         if event.verified is not None:
@@ -367,8 +371,8 @@ class Demo:
             try:
                 port = await lobby.open()
                 self.say(
-                    f"table {self.name} open on {LOOPBACK}:{port} (loopback only): "
-                    f"{self.args.players} seats, {self.options.describe()}"
+                    f"table {self.name} open on {LOOPBACK}:{port} (loopback only), "
+                    f"{self.args.players} seats\n  rules: {self.options.describe()}"
                 )
                 await self._guard(self._start_bots(), "seating the players")
                 seating = await self._guard(lobby.seat_all(seat.prepare), "seating the players")
