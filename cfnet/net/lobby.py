@@ -39,6 +39,9 @@ returns its port."""
 
 Say = Callable[[str], None]
 
+OnRoster = Callable[[list[tuple[str, bytes]], int], None]
+"""Told (every seated player's (name, key) by seat, the number of seats) when the roster changes."""
+
 
 class LobbyError(LocalProtocolError):
     """Seating failed: the table refused us, went away, or sent something we cannot use."""
@@ -102,6 +105,7 @@ class HostLobby:
         interface: str,
         port: int = 0,
         say: Say = print,
+        on_roster: OnRoster | None = None,
     ) -> None:
         options.check(seats)
         self.identity = identity
@@ -116,6 +120,7 @@ class HostLobby:
         self._interface = interface
         self._port = port
         self._say = say
+        self._on_roster = on_roster
         self._joiners: list[_Joiner] = []
         self._full = asyncio.Event()
         self._started = False
@@ -261,6 +266,8 @@ class HostLobby:
             self._full.set()
         for line in _roster(names, self.seats):
             self._say(line)
+        if self._on_roster is not None:
+            self._on_roster(names, self.seats)
         rows = [[name, key] for name, key in names]
         for joiner in list(self._joiners):
             with contextlib.suppress(LinkClosed):
@@ -282,6 +289,7 @@ async def join_table(
     table_id: bytes | None = None,
     host_fingerprint: str | None = None,
     say: Say = print,
+    on_roster: OnRoster | None = None,
 ) -> Seating:
     """Take a seat at the table hosted at `host:port`; returns once the mesh addresses are known.
 
@@ -297,7 +305,17 @@ async def join_table(
     link = Link(reader, writer)
     try:
         return await _seat(
-            link, identity, player, host, local_host, prepare, code, table_id, host_fingerprint, say
+            link,
+            identity,
+            player,
+            host,
+            local_host,
+            prepare,
+            code,
+            table_id,
+            host_fingerprint,
+            say,
+            on_roster,
         )
     except LinkClosed as exc:
         raise LobbyError(f"the table closed our link: {exc.reason}") from None
@@ -319,6 +337,7 @@ async def _seat(
     table_id: bytes | None,
     host_fingerprint: str | None,
     say: Say,
+    on_roster: OnRoster | None,
 ) -> Seating:
     handshake = Handshake(identity, initiator=True, table_id=table_id, join_code=code)
     result = await link.handshake(handshake)
@@ -335,11 +354,14 @@ async def _seat(
         message = await link.receive()
         kind = message["t"]
         if kind == "seats" and genesis is None:
-            lines = _roster_lines(message)
+            names, of = _roster_of(message)
+            lines = _roster(names, of)
             if lines != shown:
                 shown = lines
                 for line in lines:
                     say(line)
+                if on_roster is not None:
+                    on_roster(names, of)
         elif kind == "start" and genesis is None and isinstance(message.get("genesis"), bytes):
             entry, name, options, _, seats = parse_genesis(message["genesis"])
             if seats[0].key != host_key:
@@ -359,7 +381,8 @@ async def _seat(
             raise LobbyError(f"unexpected lobby message {kind!r}")
 
 
-def _roster_lines(message: dict[str, Any]) -> list[str]:
+def _roster_of(message: dict[str, Any]) -> tuple[list[tuple[str, bytes]], int]:
+    """The (name, key) of each seated player and the number of seats in a 'seats' message."""
     rows, seats = message.get("seats"), message.get("of")
     names: list[tuple[str, bytes]] = []
     if isinstance(rows, list) and type(seats) is int:
@@ -371,7 +394,7 @@ def _roster_lines(message: dict[str, Any]) -> list[str]:
                 and isinstance(row[1], bytes)
             ):
                 names.append((row[0][:MAX_NAME_CHARS], row[1]))
-    return _roster(names, seats if type(seats) is int else len(names))
+    return names, seats if type(seats) is int else len(names)
 
 
 def _addresses(message: dict[str, Any], host: str) -> dict[int, tuple[str, int]]:

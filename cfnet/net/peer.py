@@ -18,18 +18,21 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity
 from cfnet.net.chaos_sim import chaos_from_env
-from cfnet.net.discovery import Discovery, check_name
+from cfnet.net.discovery import Discovery, TableInfo, check_name
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import (
     HostLobby,
     LobbyError,
+    OnRoster,
     Seating,
     Unreachable,
     check_player,
@@ -48,6 +51,9 @@ from cfnet.store import (
 from cfnet.table import LocalSeat, Table
 from cfnet.table_sim import sim_entropy
 from cfnet.table_wire import DEFAULT_TIMEOUT, MAX_TIMEOUT
+
+if TYPE_CHECKING:
+    from cfnet.lan_screens import SeatScreens
 
 log = logging.getLogger("cfnet.net")
 
@@ -160,6 +166,28 @@ def computer(args: argparse.Namespace, seat: int) -> Player | None:
     return None if args.strategy is None else make_bot(args.strategy, seat)
 
 
+def screens_for(args: argparse.Namespace) -> SeatScreens | None:
+    """The person's screens on this terminal (lobby, then game) for a seat without --strategy."""
+    if args.strategy is not None:
+        return None
+    from cfnet.lan_screens import SeatScreens
+
+    table = vars(args).get("name") or vars(args).get("table")  # host --name, join NAME
+    return SeatScreens(title=f"table {table!r}" if table else "", bots=vars(args).get("bots", 0))
+
+
+async def _seating(
+    seating: Awaitable[Seating],
+    screens: SeatScreens | None,
+    add_bot: Callable[[], None] | None,
+    identity: Identity,
+) -> Seating:
+    """Await the lobby: in the lobby screen for a person (who may leave: LeftTable)."""
+    if screens is None:
+        return await seating
+    return await screens.seat(seating, add_bot, identity.public)
+
+
 # ---------------------------------------------------------------------- seating
 
 
@@ -211,15 +239,13 @@ def make_game(
     )
 
 
-async def play(game: NetGame) -> int:
+async def play(game: NetGame, screens: SeatScreens | None) -> int:
     """Play to the end: in the game screen for a person, with plain lines for a computer."""
     if game.player is not None:
         code = await game.play()
     else:
-        from cfnet.screen import GameScreen
-
-        code = await GameScreen(game).run()
-        await game.close()
+        assert screens is not None
+        code = await screens.play(game)
     await _drain()
     return code
 
@@ -276,27 +302,40 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 def run_host(args: argparse.Namespace) -> int:
     try:
         setup(args)
-        name = check_name(args.name)
-        options = RuleOptions()
-        for text in args.rule:
-            options = options.with_assignment(text)
-        options.check(args.seats)
-        if not 0 <= args.bots < args.seats:
-            raise LocalProtocolError(
-                f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats"
-            )
-        if not 1 <= args.timeout <= MAX_TIMEOUT:
-            raise LocalProtocolError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
+        name, options = check_host(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
-        return asyncio.run(_host(args, name, options, home, identity))
+        return asyncio.run(host(args, name, options, home, identity, screens_for(args)))
     except (LocalProtocolError, RuleOptionError, OSError) as exc:
         return _failed("host", exc)
 
 
-async def _host(
-    args: argparse.Namespace, name: str, options: RuleOptions, home: Path, identity: Identity
+def check_host(args: argparse.Namespace) -> tuple[str, RuleOptions]:
+    """The table's name and rules from `cfnet host` options (LocalProtocolError or
+    RuleOptionError saying what is wrong)."""
+    name = check_name(args.name)
+    options = RuleOptions()
+    for text in args.rule:
+        options = options.with_assignment(text)
+    options.check(args.seats)
+    if not 0 <= args.bots < args.seats:
+        raise LocalProtocolError(
+            f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats"
+        )
+    if not 1 <= args.timeout <= MAX_TIMEOUT:
+        raise LocalProtocolError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
+    return name, options
+
+
+async def host(
+    args: argparse.Namespace,
+    name: str,
+    options: RuleOptions,
+    home: Path,
+    identity: Identity,
+    screens: SeatScreens | None,
 ) -> int:
+    """Open the table, seat everyone (in the lobby screen for a person), play it."""
     address = args.interface or default_address()
     seat = _Seat(args, home, identity, address)
     bots: list[subprocess.Popen[bytes]] = []
@@ -313,18 +352,23 @@ async def _host(
         code=args.code,
         interface=address,
         port=args.port,
-        say=say,
+        say=say if screens is None else screens.say,
+        on_roster=None if screens is None else screens.roster,
     )
     try:
         try:
             port = await lobby.open()
-            bots = _start_bots(args, home, address, port)
-            seating = await lobby.seat_all(seat.prepare)
+            bots = [start_bot(args, home, address, port, i) for i in range(1, args.bots + 1)]
+
+            def add_bot() -> None:
+                bots.append(start_bot(args, home, address, port, len(bots) + 1))
+
+            seating = await _seating(lobby.seat_all(seat.prepare), screens, add_bot, identity)
         except BaseException:
             await _leave_lobby(lobby, discovery)
             raise
         leaving = asyncio.create_task(_leave_lobby(lobby, discovery))  # while the game starts
-        code = await play(seat.seated(seating))
+        code = await play(seat.seated(seating), screens)
         await leaving
     finally:
         code_bots = await asyncio.to_thread(_wait_bots, bots)
@@ -337,35 +381,32 @@ async def _leave_lobby(lobby: HostLobby, discovery: Discovery) -> None:
     await discovery.close()
 
 
-def _start_bots(
-    args: argparse.Namespace, home: Path, address: str, port: int
-) -> list[subprocess.Popen[bytes]]:
-    """Start the --bots computer players, each a `cfnet bot` process with its own home."""
-    bots = []
-    for i in range(1, args.bots + 1):
-        bot_home = home / "bots" / f"bot{i}"
-        bot_home.mkdir(parents=True, exist_ok=True)
-        command = [
-            sys.executable,
-            "-m",
-            "cfnet.cli",
-            "bot",
-            "--connect",
-            f"{address}:{port}",
-            "--strategy",
-            args.bot_strategy,
-            "--home",
-            str(bot_home),
-            "--player",
-            f"bot{i}",
-        ]
-        if args.interface:
-            command += ["--interface", args.interface]
-        if args.code:
-            command += ["--code", args.code]
-        with open(bot_home / "output.txt", "wb") as out:
-            bots.append(subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT))
-    return bots
+def start_bot(
+    args: argparse.Namespace, home: Path, address: str, port: int, number: int
+) -> subprocess.Popen[bytes]:
+    """Start computer player `number`: a `cfnet bot` process with its own home that joins."""
+    bot_home = home / "bots" / f"bot{number}"
+    bot_home.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable,
+        "-m",
+        "cfnet.cli",
+        "bot",
+        "--connect",
+        f"{address}:{port}",
+        "--strategy",
+        args.bot_strategy,
+        "--home",
+        str(bot_home),
+        "--player",
+        f"bot{number}",
+    ]
+    if args.interface:
+        command += ["--interface", args.interface]
+    if args.code:
+        command += ["--code", args.code]
+    with open(bot_home / "output.txt", "wb") as out:
+        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
 
 
 def _wait_bots(bots: list[subprocess.Popen[bytes]]) -> int:
@@ -409,33 +450,68 @@ def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
         setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
-        return asyncio.run(_join(args, table, home, identity))
+        return asyncio.run(join(args, table, home, identity, screens_for(args)))
     except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
         return _failed(command, exc)
 
 
-async def _join(args: argparse.Namespace, name: str | None, home: Path, identity: Identity) -> int:
+async def join(
+    args: argparse.Namespace,
+    name: str | None,
+    home: Path,
+    identity: Identity,
+    screens: SeatScreens | None,
+    found: TableInfo | None = None,
+) -> int:
+    """Take a seat (the table `found` in a browser, at --connect, or by name), play it."""
     seat = _Seat(args, home, identity, args.interface or ANY)
     player = player_name(args, identity)
+    tell = say if screens is None else screens.say
+    roster = None if screens is None else screens.roster
     try:
-        if args.connect is not None:
-            host, port = args.connect
-            seating = await join_table(
-                identity, player, host, port, seat.prepare, code=args.code, say=say
+        if found is not None or args.connect is not None:
+            address, port = (found.address, found.port) if found else args.connect
+            seating = await _seating(
+                join_table(
+                    identity,
+                    player,
+                    address,
+                    port,
+                    seat.prepare,
+                    code=args.code,
+                    table_id=found.table_id if found else None,
+                    host_fingerprint=found.fingerprint if found else None,
+                    say=tell,
+                    on_roster=roster,
+                ),
+                screens,
+                None,
+                identity,
             )
         else:
             assert name is not None
-            seating = await _join_by_name(args, name, identity, player, seat)
+            seating = await _seating(
+                _join_by_name(args, name, identity, player, seat, tell, roster),
+                screens,
+                None,
+                identity,
+            )
     except BaseException:
         if seat.game is not None:
             await seat.game.close()
             seat.game.store.close()
         raise
-    return await play(seat.seated(seating))
+    return await play(seat.seated(seating), screens)
 
 
 async def _join_by_name(
-    args: argparse.Namespace, name: str, identity: Identity, player: str, seat: _Seat
+    args: argparse.Namespace,
+    name: str,
+    identity: Identity,
+    player: str,
+    seat: _Seat,
+    say: Callable[[str], None],
+    on_roster: OnRoster | None,
 ) -> Seating:
     """Find the table by mDNS and join it; a listed table that cannot be reached (a stale
     record, or another table of that name) is skipped while others are looked for."""
@@ -474,6 +550,7 @@ async def _join_by_name(
                     table_id=info.table_id,
                     host_fingerprint=info.fingerprint,
                     say=say,
+                    on_roster=on_roster,
                 )
             except Unreachable as exc:
                 say(f"{exc}; looking further")
@@ -535,6 +612,6 @@ async def _resume(args: argparse.Namespace, home: Path, identity: Identity, meta
         port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
         await game.listen(args.interface or ANY, port)
         game.set_addresses(meta.addresses)
-        return await play(game)
+        return await play(game, screens_for(args))
     finally:
         store.close()
