@@ -37,7 +37,17 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.bots import make_bot
-from cfnet.engine import TOES, Draw, EndReason, Game, IllegalMoveError, Phase, Play, PlayerView
+from cfnet.engine import (
+    TOES,
+    Draw,
+    EndReason,
+    Game,
+    IllegalMoveError,
+    Move,
+    Phase,
+    Play,
+    PlayerView,
+)
 from cfnet.play_input import (
     Command,
     InputCompleter,
@@ -80,6 +90,7 @@ COLOUR = Style.from_dict(
         "more": "ansibrightblack",
         "toolbar": "ansibrightblack",
         "rule": "ansibrightblack",
+        "selected": "reverse",
     }
 )
 MONOCHROME = Style.from_dict(
@@ -94,6 +105,7 @@ MONOCHROME = Style.from_dict(
         "tile.drawn": "underline",
         "number": "bold",
         "error": "bold",
+        "selected": "reverse",
     }
 )
 
@@ -112,7 +124,7 @@ HELP_TEXT = (
 )
 
 
-class _Pane(UIControl):
+class Pane(UIControl):
     """Lines that fit the window, from a scroll offset, with a 'more' marker when cut."""
 
     def __init__(self, get_lines: Callable[[], list[Line]], scroll: Callable[[int, int], int]):
@@ -149,13 +161,17 @@ def describe_end(reason: EndReason, went_out: int | None, names: Sequence[str]) 
     return "blocked: nobody could play or draw"
 
 
-def instruction(view: PlayerView, names: Sequence[str]) -> str:
-    """What the local player must do now, or who is to play (e.g. 'Foot on 5-5: 1 of 3 ...')."""
+def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> str:
+    """What the local player must do now, or who is to play (e.g. 'Foot on 5-5: 1 of 3 ...').
+
+    `ready`: the table waits for the local player (False while, say, a hand is being opened)."""
     public = view.public
     if public.end_reason is not None:
         return f"Round over: {describe_end(public.end_reason, public.went_out, names)}."
     mine = public.turn == view.seat
     who = "you" if mine else _name(names, public.turn)
+    if mine and not ready:
+        return "You start as soon as the tiles are dealt: the table is opening your hand."
     need = ""
     if public.phase is Phase.FOOT and public.foot is not None:
         foot = public.foot
@@ -188,6 +204,15 @@ def score_lines(game: Game, names: Sequence[str]) -> list[str]:
         rows.append(f"{number:>5} " + "".join(f"{score:>{width}}" for score in scores))
     rows.append("total " + "".join(f"{total:>{width}}" for total in game.totals))
     return rows
+
+
+def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:
+    """The board row showing the last tile played (0: the centre, before any play)."""
+    tile = next((m.tile for m in reversed(moves) if isinstance(m, Play)), None)
+    if tile is None:
+        return 0
+    shown = (f"[{tile.high}|{tile.low}]", f"[{tile.low}|{tile.high}]")
+    return next((i for i, row in enumerate(rows) if any(s in row for s in shown)), 0)
 
 
 _BOARD_MARKS = re.compile(r"(-> \d open|[a-z]+: new (?:train|toe), needs a \d|^[├└│ ─]*[a-z]+:)")
@@ -258,6 +283,8 @@ class GameScreen:
         self.confirming_quit = False
         self.lines_typed = 0  # how many lines the player has entered (tests wait on it)
         self._scroll = 0
+        self._board_focus = 0  # the board row with the newest tile
+        self._follow = True  # scroll the board to it (until the player scrolls himself)
         self._hint = make_bot("greedy", 0)
         self.input = Buffer(
             multiline=False,
@@ -273,6 +300,7 @@ class GameScreen:
             input=input,
             output=output,
             color_depth=color_depth or ColorDepth.from_env(),  # NO_COLOR gives plain text
+            refresh_interval=0.25,  # a network session changes between events too
         )
 
     # -- running
@@ -302,6 +330,8 @@ class GameScreen:
         """Record a session event in the log and the screen's state."""
         names = self.session.names
         me = self.session.seat
+        if isinstance(event, Moved | RoundBegan):
+            self._follow = True
         if isinstance(event, Moved):
             who = "You" if event.seat == me else _name(names, event.seat)
             style = "class:event.mine" if event.seat == me else ""
@@ -453,10 +483,12 @@ class GameScreen:
         @keys.add("pageup")
         def _up(event: KeyPressEvent) -> None:
             self._scroll = max(0, self._scroll - 5)
+            self._follow = False
 
         @keys.add("pagedown")
         def _down(event: KeyPressEvent) -> None:
             self._scroll += 5
+            self._follow = False
 
         return keys
 
@@ -473,10 +505,12 @@ class GameScreen:
         def when(condition: Callable[[], bool], *rows: Window) -> ConditionalContainer:
             return ConditionalContainer(HSplit(list(rows)), Condition(condition))
 
-        status = VSplit(
-            [text(self._status_left), text(self._status_right, WindowAlign.RIGHT)],
-            style="class:status",
+        right = Window(
+            FormattedTextControl(self._status_right),
+            width=lambda: Dimension.exact(sum(len(t[1]) for t in self._status_right())),
+            dont_extend_height=True,
         )
+        status = VSplit([text(self._status_left), right], style="class:status")
         prompt = VSplit(
             [
                 Window(BufferControl(self.input, input_processors=[BeforeInput("> ")]), height=1),
@@ -487,7 +521,7 @@ class GameScreen:
             [
                 status,
                 text(self._players),
-                Window(_Pane(self._main_lines, self._clamp), height=Dimension(min=3, weight=1)),
+                Window(Pane(self._main_lines, self._clamp), height=Dimension(min=3, weight=1)),
                 text(self._banner),
                 when(lambda: bool(self._hand()), text(self._hand)),
                 when(lambda: bool(self._moves()), text(self._moves)),
@@ -504,6 +538,13 @@ class GameScreen:
         return FloatContainer(body, [menu])
 
     def _clamp(self, total: int, rows: int) -> int:
+        """The pane's first row: the board follows its newest tile unless scrolled by hand."""
+        if self.panel is None and self._follow:
+            focus = self._board_focus
+            if focus < self._scroll:
+                self._scroll = focus
+            elif focus >= self._scroll + rows:
+                self._scroll = focus - rows + 1
         self._scroll = max(0, min(self._scroll, total - rows))
         return self._scroll
 
@@ -516,7 +557,7 @@ class GameScreen:
         return [
             (
                 "",
-                f" Round {public.round_number}/{game.options.rounds} · centre {public.centre}"
+                f" Round {public.round_number}/{game.options.rounds}"
                 f" · move {len(public.moves)} · yard {public.yard_count}"
                 f" ({public.drawable} drawable)",
             )
@@ -568,7 +609,9 @@ class GameScreen:
             return self._round_lines(self.results)
         if view is None:
             return [[("", "Waiting for the deal…")]]
-        return [_board_line(row) for row in render_board(view.public).split("\n")]
+        rows = render_board(view.public).split("\n")
+        self._board_focus = newest_row(rows, view.public.moves)
+        return [_board_line(row) for row in rows]
 
     def _round_lines(self, end: RoundEnded) -> list[Line]:
         names = self.session.names
@@ -610,13 +653,15 @@ class GameScreen:
                 f"Round {number} is over. Press Enter for round {number + 1}.",
             )
         else:
-            style, text = "class:banner", instruction(view, self.session.names)
+            style, text = "class:banner", instruction(view, self.session.names, self._ready())
         return [(style, textwrap.fill(text, WIDTH))]
 
     def _hand(self) -> Line:
         view = self.session.view
         if view is None or self.round_end is not None:
             return []
+        if not view.hand and not view.public.moves:
+            return [("class:title", "Hand  "), ("", "(being dealt…)")]
         playable = {m.tile for m in view.legal_moves() if isinstance(m, Play)}
         items: list[Line] = []
         for tile in sorted_hand(view.hand):
@@ -630,13 +675,17 @@ class GameScreen:
         view = self.session.view
         if view is None or self.round_end is not None:
             return []
-        moves = numbered_moves(view)
+        moves = numbered_moves(view) if self._ready() else []
         if not moves:
             return [("class:title", "Moves "), ("", "wait for your turn")]
         items: list[Line] = [
             [("class:number", f"{n})"), ("", f" {m}")] for n, m in enumerate(moves, 1)
         ]
         return _join(_wrap_items(items, [("class:title", "Moves ")], 6))
+
+    def _ready(self) -> bool:
+        """The table waits for the local seat (its moves can be typed now)."""
+        return self.session.seat in self.session.waiting_for
 
     def _log_title(self) -> Line:
         return [("class:rule", "── events " + "─" * (WIDTH - 11))]

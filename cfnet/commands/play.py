@@ -1,10 +1,11 @@
-"""`cfnet play`: the interactive game screen; `--offline` plays computer players at once."""
+"""`cfnet play` (also plain `cfnet`): the table browser, the lobby and the game screen for a LAN
+game; `--offline` plays computer players at once, on this machine alone."""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "play Chicken Foot at the keyboard (--offline: against computer players)"
+HELP = "play Chicken Foot at the keyboard: find, host or join a LAN table (--offline: practise)"
 
 
 def _delay(text: str) -> float:
@@ -18,11 +19,24 @@ def _delay(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.net.peer import ipv4
+    from cfnet.store import add_home_argument
+
     parser.add_argument(
         "--offline", action="store_true", help="practise alone against computer players"
     )
     parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..8")
-    parser.add_argument("--name", default="You", help="your name at the table")
+    parser.add_argument(
+        "--name", default=None, help="your name at the table (default: your login; offline: You)"
+    )
+    parser.add_argument(
+        "--interface",
+        type=ipv4,
+        default=None,
+        metavar="ADDR",
+        help="IPv4 address of the interface for mDNS and TCP (default: the LAN one)",
+    )
+    add_home_argument(parser)
     parser.add_argument("--seed", type=int, default=None, help="seed of the shuffle (offline)")
     parser.add_argument(
         "--bots",
@@ -56,12 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.sim_session import OfflineSession
 
     if not args.offline:
-        print(
-            "cfnet play: hosting and joining LAN tables is not available yet; "
-            "practise with: cfnet play --offline",
-            file=sys.stderr,
-        )
-        return 2
+        return _play_lan(args)
     try:
         options = RuleOptions()
         for text in args.rule:
@@ -76,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     others = ["Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus"]
-    names = [args.name, *others[: args.players - 1]]
+    names = [args.name or "You", *others[: args.players - 1]]
     session = OfflineSession(names, 0, options, seed, bots, args.delay)
     screen = GameScreen(session)
     code = asyncio.run(screen.run())
@@ -85,3 +94,23 @@ def run(args: argparse.Namespace) -> int:
     if game.round_scores:
         print("\n".join(score_lines(game, names)))
     return code
+
+
+def _play_lan(args: argparse.Namespace) -> int:
+    import asyncio
+    import sys
+
+    from cfnet.errors import LocalProtocolError
+    from cfnet.lan_screens import LanClient, Settings
+    from cfnet.net.lobby import check_player
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("cfnet play: the table browser needs a terminal", file=sys.stderr)
+        return 2
+    try:
+        name = None if args.name is None else check_player(args.name)
+        settings = Settings(args.interface, args.home, name)
+        return asyncio.run(LanClient(settings).run())
+    except (LocalProtocolError, OSError) as error:
+        print(f"cfnet play: {error}", file=sys.stderr)
+        return 1
