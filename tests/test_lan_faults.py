@@ -151,16 +151,15 @@ def test_junk_frames_and_forged_handshakes_close_only_their_link(tmp_path: Path)
 def test_a_stalled_peer_gets_the_same_signed_timeout_abort_on_every_log(tmp_path: Path) -> None:
     peers = table_peers(tmp_path, "lan-stall", rounds=2, timeout=3)
     start_all(peers)
-    staller = peers[3]
+    staller, others = peers[3], peers[:3]
     try:
         wait_until(lambda: staller.log_size() > ROUND_BYTES // 2, what="round 1 under way")
         assert staller.process is not None
         os.kill(staller.process.pid, signal.SIGSTOP)
-        others = peers[:3]
         assert wait_all(others) == [3, 3, 3], [p.output() for p in others]
     finally:
         for peer in peers:
-            peer.kill()
+            peer.kill()  # the stalled one too: by its own clock it never stalled
     entries = same_logs(others)
     seat = staller.meta().seat
     assert entries[-1].kind == ABORT

@@ -50,6 +50,8 @@ from cfnet.table_events import (
 log = logging.getLogger("cfnet.net")
 
 GRACE = 0.05  # after a timer fires, let what already arrived be delivered first
+LATE = 0.5  # a timer this late means this process was stopped or starved...
+CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
 FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
 
@@ -179,30 +181,37 @@ class NetGame:
     async def play(self) -> int:
         """Play until the game is over; save, verify and return the exit code (0: a complete
         valid game, 3: the game ended with an abort, 1: a local failure)."""
+        judge = False
         try:
             while not self.table.finished and self._fatal is None:
                 self._wake.clear()
-                self._pump()
+                self._pump(timeouts=judge)
                 if self.table.finished:
                     break
                 wakeup = self._next_wakeup()
                 timeout = None if wakeup is None else max(0.0, wakeup - time.monotonic())
+                judge = False
                 try:  # not wait_for: on 3.11 it can swallow a cancel (bpo-42130)
                     async with asyncio.timeout(timeout):
                         await self._wake.wait()
                 except TimeoutError:
-                    await asyncio.sleep(GRACE)
+                    # Judge a deadline only once what already arrived is in; after a stop of
+                    # this process (late timer) give the input time to catch up first.
+                    late = wakeup is not None and time.monotonic() - wakeup > LATE
+                    await asyncio.sleep(CATCH_UP if late else GRACE)
+                    judge = True
             if self._fatal is None:
                 await self._linger()
         finally:
             await self.mesh.close()
         return self._finish()
 
-    def _pump(self) -> None:
-        """Take timeouts, let a computer seat choose, post what the table posts."""
+    def _pump(self, timeouts: bool = False) -> None:
+        """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
         table = self.table
         try:
-            table.handle_timeout(time.monotonic())
+            if timeouts:
+                table.handle_timeout(time.monotonic())
             while True:
                 if self.player is not None and table.awaiting_local_move:
                     table.choose(self.player.choose(table.view()))
