@@ -238,10 +238,10 @@ class NetGame:
             return False
         try:
             self._handle(events)
-        except (OSError, LocalProtocolError) as exc:
+            if events and self._fatal is None:
+                self._pump()  # answer at once: the chain waits for us (the loop re-arms timers)
+        except Exception as exc:  # the mesh must not see it: this game stops
             self._fail(exc)
-        if events and self._fatal is None:
-            self._pump()  # answer at once: the chain waits for us (the loop re-arms the timer)
         self._wake.set()
         return True
 
