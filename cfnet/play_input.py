@@ -75,6 +75,8 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
     if public.turn != view.seat:
         who = names[public.turn] if public.turn < len(names) else f"seat {public.turn}"
         raise InputError(f"it is {who}'s turn, not yours: wait for your turn")
+    if not view.hand or (public.drawn_pending and view.drawn is None):
+        raise InputError("your tiles are being opened by the table: wait a moment")
     moves = numbered_moves(view)
     choose = f"choose from: {allowed_now(moves)}"
     if len(words) == 1 and words[0].isdecimal():

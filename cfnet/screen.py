@@ -171,7 +171,7 @@ def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> s
     mine = public.turn == view.seat
     who = "you" if mine else _name(names, public.turn)
     if mine and not ready:
-        return "You start as soon as the tiles are dealt: the table is opening your hand."
+        return "Your turn, as soon as the table has opened your tiles…"
     need = ""
     if public.phase is Phase.FOOT and public.foot is not None:
         foot = public.foot
@@ -450,7 +450,7 @@ class GameScreen:
         elif name == "next":
             self.feedback = ("class:error", "✗ the round is not over yet: play on")
         elif name == "hint":
-            if view is None or view.public.turn != view.seat or view.public.is_over:
+            if view is None or view.public.turn != view.seat or not self._ready():
                 self.feedback = ("class:error", "✗ a hint is for your turn: wait for it")
                 return
             move = self._hint.choose(view)
@@ -570,9 +570,12 @@ class GameScreen:
         waiting = session.waiting_for
         if not waiting:
             return [("", "")]
+        if self.round_end is not None and session.seat in waiting:
+            return [("class:status.turn", " ▶ Press Enter ")]
+        if self._ready():
+            return [("class:status.turn", " ▶ Your turn ")]
         if session.seat in waiting:
-            text = "Your turn" if self.round_end is None else "Press Enter"
-            return [("class:status.turn", f" ▶ {text} ")]
+            return [("", " Dealing… ")]
         more = f" +{len(waiting) - 1}" if len(waiting) > 1 else ""
         return [("", f"  Waiting for {_name(session.names, waiting[0])[:10]}{more} ")]
 
@@ -629,8 +632,12 @@ class GameScreen:
         if isinstance(self.game_end, GameEnded):
             lines.append([("class:banner", self._winner_text(self.game_end))])
             if self.game_end.log_path is not None:
-                lines.append([("", f"The game's log is saved in {self.game_end.log_path}")])
+                lines.append([("", "The game's log is saved in")])
+                path = str(self.game_end.log_path)
+                lines.extend([("", "  " + row)] for row in textwrap.wrap(path, WIDTH - 2))
             lines.append([("", "Press Enter to leave.")])
+        elif end.round_number >= self.session.game.options.rounds:
+            lines.append([("", "The last round: the table is checking the game…")])
         else:
             lines.append([("", "Press Enter to go on (Esc: the board).")])
         return lines
@@ -648,10 +655,10 @@ class GameScreen:
             style, text = "class:banner", "Waiting for the deal."
         elif self.round_end is not None:
             number = self.round_end.round_number
-            style, text = (
-                "class:banner",
-                f"Round {number} is over. Press Enter for round {number + 1}.",
-            )
+            then = f"Press Enter for round {number + 1}."
+            if number >= self.session.game.options.rounds:
+                then = "That was the last round: the table is checking the game…"
+            style, text = "class:banner", f"Round {number} is over. {then}"
         else:
             style, text = "class:banner", instruction(view, self.session.names, self._ready())
         return [(style, textwrap.fill(text, WIDTH))]
@@ -662,7 +669,8 @@ class GameScreen:
             return []
         if not view.hand and not view.public.moves:
             return [("class:title", "Hand  "), ("", "(being dealt…)")]
-        playable = {m.tile for m in view.legal_moves() if isinstance(m, Play)}
+        moves = view.legal_moves() if self._ready() else []
+        playable = {m.tile for m in moves if isinstance(m, Play)}
         items: list[Line] = []
         for tile in sorted_hand(view.hand):
             style = "class:tile.drawn" if tile == view.drawn else ""
@@ -684,8 +692,16 @@ class GameScreen:
         return _join(_wrap_items(items, [("class:title", "Moves ")], 6))
 
     def _ready(self) -> bool:
-        """The table waits for the local seat (its moves can be typed now)."""
-        return self.session.seat in self.session.waiting_for
+        """The table waits for the local seat's move, and its tiles are open."""
+        view = self.session.view
+        return (
+            view is not None
+            and not view.public.is_over
+            and view.public.turn == view.seat
+            and self.session.seat in self.session.waiting_for
+            and bool(view.hand)
+            and not (view.public.drawn_pending and view.drawn is None)
+        )
 
     def _log_title(self) -> Line:
         return [("class:rule", "── events " + "─" * (WIDTH - 11))]

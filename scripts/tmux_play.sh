@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Play a whole round of the REAL client in an 80x24 tmux pane, as a person would: read the
-# screen, type legal moves (by number and as tile and end), try wrong inputs and check the
-# answers, and check what the screen shows at every step. Exits non-zero with the reason and
-# the screen on failure; always removes its own tmux server.
-#   usage: scripts/tmux_play.sh            (CFNET=path/to/cfnet to use another executable)
+# Play the REAL client in an 80x24 tmux pane, as a person would: read the screen, type legal
+# moves (by number and as tile and end), try wrong inputs and check the answers, and check what
+# the screen shows at every step. Two scenarios:
+#   lan      `cfnet host` on 127.0.0.1 with the person's seat and a computer player it starts
+#            (a `cfnet bot` process); in the lobby screen the person seats a second one, then
+#            plays a whole round over real links, and reads every hand, the audit, the winner
+#            and where the log was saved;
+#   offline  `cfnet play --offline`: a whole round against computer players on this machine.
+# Exits non-zero with the reason and the screen on failure; always removes its own tmux server
+# (and with it every process it started).
+#   usage: scripts/tmux_play.sh [lan|offline|all]   (CFNET=path/to/cfnet for another executable)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CFNET=${CFNET:-$PWD/.venv/bin/cfnet}
-PLAYERS=3  # the checks below name the three seats
+SCENARIO=${1:-all}
 SEED=${SEED:-11}
 SOCKET="cfnet-tmux-play-$$"
 PANE=play
@@ -43,89 +49,147 @@ type_line() {
     tmux_ send-keys -t "$PANE" Enter
 }
 move_count() { screen | sed -nE 's/.* · move ([0-9]+) · .*/\1/p' | head -n 1; }
+# wait_exit WHAT: the client's exit status file appears (0 expected).
+wait_exit() {
+    local deadline=$((SECONDS + 15))
+    until [ -s "$WORK/rc" ]; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "the client did not exit after $1"
+        sleep 0.05
+    done
+    [ "$(cat "$WORK/rc")" = 0 ] || fail "the client exited with status $(cat "$WORK/rc")"
+}
+# start COMMAND: run the client in a fresh 80x24 pane (its exit status goes to $WORK/rc).
+start() {
+    tmux_ kill-session -t "$PANE" 2>/dev/null || true
+    rm -f "$WORK/rc"
+    tmux_ new-session -d -x 80 -y 24 -s "$PANE" \
+        "cd '$WORK' && TERM=xterm-256color $1; echo \$? > '$WORK/rc'; sleep 60"
+}
 # The numbered legal moves as "N) move" lines, read from the screen's Moves rows.
 moves_listed() {
     screen | sed -n '/^Moves /,/^──/p' | grep -oE '[0-9]+\) ([0-9]-[0-9] [a-z]+|draw|pass)'
 }
 
-# -- start the client
-tmux_ new-session -d -x 80 -y 24 -s "$PANE" \
-    "TERM=xterm-256color '$CFNET' play --offline --players $PLAYERS --seed $SEED --delay 0 \
-     --rule rounds=1; echo \$? > '$WORK/rc'; sleep 30"
-wait_for 'Round 1/1 · centre \[9\|9\]' "the status bar"
-wait_for '^ +(▶)?You +(▶)?Ada +(▶)?Bob$' "the players' table"
-wait_for '^tiles +[0-9]+ +[0-9]+ +[0-9]+' "each player's tile count"
-wait_for '^points +0 +0 +0' "the scores"
-wait_for '^centre \[9\|9\] +\(' "the board"
-wait_for 'yard [0-9]+ \([0-9]+ drawable\)' "the yard size and how many may be drawn"
-wait_for '^Hand  \[' "the hand"
-wait_for '▶ Your turn' "the player's turn" 20
-wait_for '^Moves 1\) ' "the numbered legal moves"
-echo "tmux_play: the screen is up: board, hand, moves, players, yard"
 
-# -- wrong inputs: a clear message each, and nothing changes
-before=$(move_count)
-type_line "banana"
-wait_for "✗ 'banana' is not a move or a command: type a move number" "the error for banana"
-type_line "42"
-wait_for "✗ there is no move 42" "the error for a move number out of range"
-type_line "9-9 a"
-wait_for "✗ 9-9 is already on the board: play a tile you hold" "the error for 9-9"
-type_line "pass"
-wait_for "✗ you cannot pass" "the error for pass"
-type_line "quit"
-wait_for "Leave the game\? Type y to leave" "the quit question"
-type_line "n"
-wait_for "Staying in the game" "staying after answering n"
-[ "$(move_count)" = "$before" ] || fail "a wrong input changed the game (move $before -> $(move_count))"
-type_line "help"
-wait_for "^How to play" "the help pane"
-type_line ""
-wait_for '^centre \[9\|9\]' "the board again after Enter"
-echo "tmux_play: wrong inputs were explained and changed nothing"
-
-# -- play the whole round: alternately the first move as tile and end, by number, the last one
-turns=0
-while ! screen | grep -q "Game over"; do
-    if ! screen | grep -q "▶ Your turn"; then
-        sleep 0.05
-        continue
-    fi
-    wait_for '^Moves 1\) ' "the legal moves on my turn"
-    wait_for '^(Your turn\.|You drew )' "the banner saying what to do"
+# wrong_inputs: on my turn, wrong inputs each get a clear message and change nothing.
+wrong_inputs() {
+    wait_for '▶ Your turn' "the player's turn" 30
+    wait_for '^Moves 1\) ' "the numbered legal moves"
+    local before
     before=$(move_count)
-    listed=$(moves_listed)
-    [ -n "$listed" ] || fail "my turn, but no legal moves listed"
-    first=$(printf '%s\n' "$listed" | head -n 1 | cut -d' ' -f2-)
-    last=$(printf '%s\n' "$listed" | tail -n 1 | cut -d')' -f1)
-    case $((turns % 3)) in
-        0) choice=$first ;;
-        1) choice=1 ;;
-        *) choice=$last ;;
-    esac
-    type_line "$choice"
-    deadline=$((SECONDS + 10))
-    while [ "$(move_count)" = "$before" ] && ! screen | grep -q "Game over"; do
-        [ "$SECONDS" -lt "$deadline" ] || fail "my move '$choice' (move $before) was not taken"
-        sleep 0.05
-    done
-    turns=$((turns + 1))
-done
-echo "tmux_play: played the round: $turns turns of mine"
+    type_line "banana"
+    wait_for "✗ 'banana' is not a move or a command: type a move number" "the error for banana"
+    type_line "42"
+    wait_for "✗ there is no move 42" "the error for a move number out of range"
+    type_line "9-9 a"
+    wait_for "✗ 9-9 is already on the board: play a tile you hold" "the error for 9-9"
+    type_line "pass"
+    wait_for "✗ you cannot pass" "the error for pass"
+    type_line "quit"
+    wait_for "Leave the game\? Type y to leave" "the quit question"
+    type_line "n"
+    wait_for "Staying in the game" "staying after answering n"
+    [ "$(move_count)" = "$before" ] || fail "a wrong input changed the game (move $before -> $(move_count))"
+    type_line "help"
+    wait_for "^How to play" "the help pane"
+    type_line ""
+    wait_for '^centre \[9\|9\]' "the board again after Enter"
+    echo "tmux_play: wrong inputs were explained and changed nothing"
+}
 
-# -- the end: every hand revealed with its points, the scores, the winner
-wait_for "^Round 1 over: " "the round's result"
-for name in You Ada Bob; do
-    wait_for "^$name +[0-9]+ pts" "$name's revealed hand and points"
-done
-wait_for '^total +[0-9]+ +[0-9]+ +[0-9]+' "the game's totals"
-wait_for 'Game over: .* with [0-9]+ points' "the winner"
-type_line ""
-deadline=$((SECONDS + 10))
-until [ -s "$WORK/rc" ]; do
-    [ "$SECONDS" -lt "$deadline" ] || fail "the client did not exit after Enter at the end"
-    sleep 0.05
-done
-[ "$(cat "$WORK/rc")" = 0 ] || fail "the client exited with status $(cat "$WORK/rc")"
-wait_for "cfnet play --offline --seed $SEED: 1 round\(s\) played" "the summary after leaving"
-echo "tmux_play: OK: a whole round played through the real terminal, and the client left cleanly"
+# play_round: the whole round, alternately the first move as tile and end, by number, the last.
+play_round() {
+    local turns=0 before listed first last choice deadline
+    while ! screen | grep -q "^Round 1 over: "; do
+        if ! screen | grep -q "▶ Your turn"; then
+            sleep 0.05
+            continue
+        fi
+        wait_for '^Moves 1\) |^Round 1 over: ' "the legal moves on my turn"
+        screen | grep -q "^Round 1 over: " && break
+        wait_for '^(Your turn\.|You drew )' "the banner saying what to do"
+        before=$(move_count)
+        listed=$(moves_listed)
+        [ -n "$listed" ] || fail "my turn, but no legal moves listed"
+        first=$(printf '%s\n' "$listed" | head -n 1 | cut -d' ' -f2-)
+        last=$(printf '%s\n' "$listed" | tail -n 1 | cut -d')' -f1)
+        case $((turns % 3)) in
+            0) choice=$first ;;
+            1) choice=1 ;;
+            *) choice=$last ;;
+        esac
+        type_line "$choice"
+        deadline=$((SECONDS + 15))
+        while [ "$(move_count)" = "$before" ] && ! screen | grep -q "^Round 1 over: "; do
+            [ "$SECONDS" -lt "$deadline" ] || fail "my move '$choice' (move $before) was not taken"
+            sleep 0.05
+        done
+        turns=$((turns + 1))
+    done
+    echo "tmux_play: played the round: $turns turns of mine"
+}
+
+# round_result NAME...: every hand revealed with its points, the totals, the winner.
+round_result() {
+    wait_for "^Round 1 over: " "the round's result"
+    for name in "$@"; do
+        wait_for "^$name +[0-9]+ pts" "$name's revealed hand and points"
+    done
+    wait_for '^total( +[0-9]+)+$' "the game's totals"
+    wait_for 'Game over: .* with [0-9]+ points' "the winner" 30
+}
+
+lan() {
+    local name="tmux-$$"
+    start "'$CFNET' host --name '$name' --seats 3 --bots 1 --player You --rule rounds=1 \
+        --interface 127.0.0.1 --home '$WORK/home' --timeout 20"
+    wait_for "^ cfnet · lobby · table '$name'" "the lobby screen"
+    wait_for "^  0  You +[a-z2-7]{4}(-[a-z2-7]{4}){3}  \(host, you\)" "my seat with my key"
+    wait_for "^  1  bot1 +[a-z2-7]{4}(-[a-z2-7]{4}){3}$" "the computer player seated" 20
+    wait_for "^  2  \(free\)" "the free seat"
+    wait_for "^Waiting for 1 more player\." "how many are missing"
+    wait_for "open on 127\.0\.0\.1:[0-9]+" "the table's address, for joining by address"
+    type_line "dance"
+    wait_for "✗ 'dance' is not a lobby command: type bot, start or leave" "the lobby's error"
+    type_line "bot"
+    echo "tmux_play: the lobby showed the seats and keys, and seated a computer player on request"
+    wait_for "^ Round 1/1 · move [0-9]+ · yard [0-9]+ \([0-9]+ drawable\)" "the game screen" 30
+    wait_for '^ +(▶)?You +(▶)?bot1 +(▶)?bot2$' "the players' table"
+    wait_for '^tiles +[0-9]+ +[0-9]+ +[0-9]+' "each player's tile count"
+    wait_for '^points +0 +0 +0' "the scores"
+    wait_for '^centre \[9\|9\] +\(' "the board"
+    wait_for '^Hand  \[' "the hand" 20
+    wrong_inputs
+    play_round
+    round_result You bot1 bot2
+    wait_for "audited: every shuffle, key and move checked" "the audit's result"
+    wait_for "log is saved in$" "where the log was saved" 30
+    wait_for "^  $WORK/home/tables/[0-9a-f]+/table\.cflog$" "the log's path"
+    type_line ""
+    wait_exit "Enter at the end"
+    echo "tmux_play: OK (lan): a whole LAN round through the real terminal; the client left cleanly"
+}
+
+offline() {
+    start "'$CFNET' play --offline --players 3 --seed $SEED --delay 0 --rule rounds=1"
+    wait_for '^ Round 1/1 · move [0-9]+' "the status bar"
+    wait_for '^ +(▶)?You +(▶)?Ada +(▶)?Bob$' "the players' table"
+    wait_for '^centre \[9\|9\] +\(' "the board"
+    wait_for 'yard [0-9]+ \([0-9]+ drawable\)' "the yard size and how many may be drawn"
+    wait_for '^Hand  \[' "the hand"
+    wrong_inputs
+    play_round
+    round_result You Ada Bob
+    type_line ""
+    wait_exit "Enter at the end"
+    wait_for "cfnet play --offline --seed $SEED: 1 round\(s\) played" "the summary after leaving"
+    echo "tmux_play: OK (offline): a whole practice round through the real terminal"
+}
+
+case $SCENARIO in
+    lan) lan ;;
+    offline) offline ;;
+    all) lan; offline ;;
+    *) echo "usage: $0 [lan|offline|all]" >&2; exit 2 ;;
+esac
+echo "tmux_play: OK"
