@@ -125,7 +125,10 @@ class _Page:
         question = self.question
         if question is None:
             self.feedback = ("", "")
-            self.command(text.strip())
+            try:
+                self.command(text.strip())
+            except (ValueError, LocalProtocolError) as exc:
+                self.error(str(exc))
             return False
         answer = text.strip() or question.default
         try:

@@ -1,0 +1,284 @@
+"""`cfnet play` as a person uses it, keys typed through prompt_toolkit's pipe input: the table
+browser (a real table advertised by mDNS on 127.0.0.1, joining it by address or with its code),
+the lobby (others sitting down and leaving), and a whole round at a LAN table against computer
+players that are `cfnet host`/`cfnet bot` processes on real loopback links."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from lan_helpers import LOOPBACK, Peer, cfnet_verify, unique, wait_all
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from cfnet.identity import Identity
+from cfnet.lan_screens import BrowserScreen, LanClient, LobbyScreen, Settings, Terminal
+from cfnet.net.lobby import join_table
+from cfnet.screen import GameScreen
+from cfnet.session import GameSession
+
+STEP_TIMEOUT = 30.0
+
+
+class Person:
+    """Types into the client's pipe input and waits (polling the screens) for what follows."""
+
+    def __init__(self, client: LanClient, keys: PipeInput, task: asyncio.Task[int]) -> None:
+        self.client = client
+        self.keys = keys
+        self.task = task
+
+    async def until(self, condition: Callable[[], bool], what: str) -> None:
+        end = time.monotonic() + STEP_TIMEOUT
+        while not condition():
+            if self.task.done() or time.monotonic() > end:
+                screen = self.client.screen
+                shown = screen.text() if screen is not None else "(no screen)"
+                raise AssertionError(f"{what}: not seen; the screen:\n{shown}")
+            await asyncio.sleep(0.01)
+
+    async def sees(self, pattern: str, what: str) -> None:
+        await self.until(lambda: re.search(pattern, self.text(), re.M) is not None, what)
+
+    def text(self) -> str:
+        screen = self.client.screen
+        return "" if screen is None else screen.text()
+
+    async def type(self, line: str) -> None:
+        """Type one line and Enter; wait until the screen showing has taken it."""
+        screen = self.client.screen
+        assert screen is not None
+        typed = screen.lines_typed
+        self.keys.send_text(line + "\r")
+        await self.until(lambda: screen.lines_typed > typed, f"the screen taking {line!r}")
+
+    async def select(self, name: str) -> int:
+        """Move the browser's selection to table `name` with the arrow keys; its number."""
+        browser = self.client.screen
+        assert isinstance(browser, BrowserScreen)
+        await self.until(lambda: any(t.name == name for t in browser.tables()), f"table {name}")
+        for _ in range(len(browser.tables()) + 1):
+            chosen = [t.name for t in browser.tables()].index(name)
+            listed = [t.instance for t in browser.tables()]
+            here = listed.index(browser.selected) if browser.selected in listed else 0
+            if here == chosen:
+                return chosen + 1
+            self.keys.send_text("\x1b[B" if here < chosen else "\x1b[A")  # Down / Up
+            was = listed[here]
+            await self.until(lambda: browser.selected != was, "the selection moving")  # noqa: B023
+        raise AssertionError(f"could not select {name}")
+
+    def game(self) -> GameScreen:
+        screen = self.client.screen
+        assert isinstance(screen, GameScreen), screen
+        return screen
+
+
+def run_client(home: Path, scenario: Callable[[Person], Awaitable[None]]) -> int:
+    """`cfnet play --interface 127.0.0.1` on a pipe while `scenario` types; its exit code."""
+
+    async def main() -> int:
+        with create_pipe_input() as keys:
+            terminal = Terminal(keys, DummyOutput())
+            client = LanClient(Settings(LOOPBACK, home, "Me"), terminal)
+            task = asyncio.get_running_loop().create_task(client.run())
+            await scenario(Person(client, keys, task))
+            async with asyncio.timeout(STEP_TIMEOUT):
+                return await task
+
+    return asyncio.run(main())
+
+
+async def play_the_round(person: Person) -> None:
+    """On each of my turns, wrong inputs first (the first time), then the first listed move;
+    until the game is over."""
+    tried = False
+    while True:
+        await person.until(
+            lambda: (
+                isinstance(person.client.screen, GameScreen)
+                and (person.game()._ready() or person.game().game_end is not None)
+            ),
+            "my turn or the end",
+        )
+        screen = person.game()
+        if screen.game_end is not None:
+            return
+        session = screen.session
+        view = session.view
+        assert view is not None
+        before = (view.public.to_plain(), sorted(view.hand))
+        if not tried:
+            tried = True
+            for wrong, answer in (
+                ("banana", "'banana' is not a move or a command"),
+                ("42", "there is no move 42"),
+                ("9-9 a", "9-9 is already on the board"),
+                ("pass", "you cannot pass"),
+            ):
+                await person.type(wrong)
+                assert answer in screen.feedback[1], screen.feedback
+            view = session.view
+            assert view is not None
+            assert (view.public.to_plain(), sorted(view.hand)) == before  # nothing changed
+        moves = len(view.public.moves)
+        await person.type("1")
+
+        def moved(m: int = moves, session: GameSession = session) -> bool:
+            view = session.view
+            return view is None or len(view.public.moves) > m or view.public.is_over
+
+        await person.until(moved, "my move taken")
+
+
+async def the_end(person: Person) -> str:
+    screen = person.game()
+    await person.until(lambda: "log is saved in" in screen.text(), "the game's end")
+    text = screen.text()
+    assert "Round 1 over: " in text
+    assert re.search(r"^Me +\d+ pts", text, re.M), text  # every hand revealed
+    assert "audited: every shuffle, key and move checked" in text
+    assert re.search(r"Game over: .+ with \d+ points", text)
+    await person.type("")  # leave
+    return text
+
+
+def test_a_listed_table_is_joined_by_address_and_played_to_the_end(tmp_path: Path) -> None:
+    name = unique("browse")
+    host = Peer(
+        tmp_path / "host",
+        ["host", "--name", name, "--seats", "2", "--strategy", "greedy", "--rule", "rounds=1",
+         "--interface", LOOPBACK, "--timeout", "20"],
+    )  # fmt: skip
+
+    async def scenario(person: Person) -> None:
+        await person.until(lambda: isinstance(person.client.screen, BrowserScreen), "the browser")
+        host.start()
+        await person.sees(rf"^.  +\d+  {name[:22]} +greedy-\S+ +1/2 +1 round, N trains", "it")
+        browser = person.client.screen
+        assert isinstance(browser, BrowserScreen)
+        (table,) = [t for t in browser.tables() if t.name == name]
+        await person.select(name)
+        assert f"host key {table.fingerprint} at 127.0.0.1:{table.port}" in person.text()
+        await person.type("c nowhere")
+        assert "'nowhere': give HOST:PORT" in browser.feedback[1]
+        await person.type(f"c 127.0.0.1:{table.port}")
+        await person.sees(r"^Join code \[none\]: $", "the question for a join code")
+        await person.type("")  # none
+        await play_the_round(person)
+        await the_end(person)
+
+    try:
+        assert run_client(tmp_path / "me", scenario) == 0
+        assert wait_all([host]) == [0]
+    finally:
+        host.kill()
+    (mine,) = (tmp_path / "me").glob("tables/*/table.cflog")
+    assert mine.read_bytes() == host.log_path().read_bytes()
+    assert cfnet_verify(mine).returncode == 0
+
+
+def test_hosting_from_the_browser_the_lobby_and_a_round(tmp_path: Path) -> None:
+    async def scenario(person: Person) -> None:
+        await person.until(lambda: isinstance(person.client.screen, BrowserScreen), "the browser")
+        await person.type("h")
+        for answer, question in (
+            ("", r"^Table name \[Me's table\]: $"),
+            ("9", r"^Seats, 2 to 8 \[4\]: $"),
+            ("4", r"^✗ '9': seats is a number from 2 to 8"),  # and asked again
+            ("rounds=11", r"^Rules \[defaults\]: $"),
+            ("rounds=1", r"^✗ rounds=11: choose 1..10"),
+            ("", r"^Join code \[none\]: $"),
+        ):
+            await person.sees(question, f"the question {question}")
+            await person.type(answer)
+        await person.sees(r"^Computer players, 0 to 3 \[0\]: $", "the last question")
+        await person.type("1")
+        await person.until(lambda: isinstance(person.client.screen, LobbyScreen), "the lobby")
+        lobby = person.client.screen
+        assert isinstance(lobby, LobbyScreen)
+        me = Identity.load_or_create(tmp_path / "me" / "identity.key")
+        await person.sees(rf"^  0  Me +{me.fingerprint}  \(host, you\)$", "my seat")
+        await person.sees(r"^  1  bot1 +[a-z2-7-]{19}$", "the computer player")
+        await person.sees(r"^  2  \(free\)$", "a free seat")
+        await person.sees(r"^Waiting for 2 more players\.$", "how many are missing")
+        port = int(re.findall(r"open on 127\.0\.0\.1:(\d+)", person.text())[0])
+
+        # someone sits down, and leaves again
+        guest = Identity.generate()
+
+        async def prepare(genesis: bytes, seat: int) -> int:
+            raise AssertionError("the guest leaves before the start")
+
+        sitting = asyncio.create_task(
+            join_table(guest, "Guest", LOOPBACK, port, prepare, say=lambda text: None)
+        )
+        await person.sees(rf"^  2  Guest +{guest.fingerprint}$", "the guest seated")
+        await person.sees(r"^Waiting for 1 more player\.$", "one more missing")
+        sitting.cancel()
+        await asyncio.gather(sitting, return_exceptions=True)
+        await person.sees(r"^  2  \(free\)$", "the guest's seat free again")
+        await person.sees(r"Guest left the table", "the guest leaving, in the messages")
+
+        await person.type("dance")
+        assert "'dance' is not a lobby command: type bot, start or leave" in person.text()
+        await person.type("start")  # fill the free seats with computer players
+        await play_the_round(person)
+        text = await the_end(person)
+        assert re.search(r"^bot2 +\d+ pts", text, re.M)
+        assert re.search(r"^bot3 +\d+ pts", text, re.M)
+
+    assert run_client(tmp_path / "me", scenario) == 0
+    (log,) = (tmp_path / "me").glob("tables/*/table.cflog")
+    assert cfnet_verify(log).returncode == 0
+
+
+def test_a_table_with_a_code_and_leaving_the_lobby(tmp_path: Path) -> None:
+    name = unique("code")
+    host = Peer(
+        tmp_path / "host",
+        ["host", "--name", name, "--seats", "3", "--strategy", "greedy", "--code", "sesame",
+         "--interface", LOOPBACK],
+    )  # fmt: skip
+    host.start()
+
+    async def scenario(person: Person) -> None:
+        await person.sees(rf"^.  +\d+  {name[:22]} +greedy-\S+ +1/3 .* yes$", "the coded table")
+        number = await person.select(name)
+        await person.type("")  # join the selected table
+        await person.sees(r"^Join code for '.*': $", "the question for the code")
+        await person.type("")
+        assert "this table needs its join code" in person.text()
+        asked = person.client.screen
+        await person.type("guess")
+        await person.until(
+            lambda: (
+                isinstance(person.client.screen, BrowserScreen)
+                and person.client.screen is not asked
+            ),
+            "back in the browser",
+        )
+        assert (
+            "✗ the table closed our link: peer said goodbye: 'handshake failed: wrong join code'"
+            in (person.text())
+        )
+        number = await person.select(name)
+        await person.type(str(number))
+        await person.type("sesame")
+        await person.sees(r"^  1  Me +\S+  \(you\)$", "my seat in the lobby")
+        await person.sees(r"^Waiting for 1 more player\.$", "one seat still free")
+        await person.type("bot")
+        assert "not a lobby command: type leave" in person.text()  # a guest seats no one
+        await person.type("leave")
+        await person.sees(r"^You left the table\.$", "back in the browser")
+        await person.sees(rf"{name[:22]} +greedy-\S+ +1/3 ", "my seat free again")
+        await person.type("q")
+
+    try:
+        assert run_client(tmp_path / "me", scenario) == 0
+    finally:
+        host.kill()
