@@ -36,8 +36,8 @@ from cfnet.net.discovery import Discovery, TableBrowser, TableInfo, check_name
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import Seating
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.screen import COLOUR, MONOCHROME, WIDTH, GameScreen, Line, Pane
-from cfnet.session import GameAborted
+from cfnet.screen import COLOUR, MONOCHROME, WIDTH, GameScreen, Line, Pane, score_lines
+from cfnet.session import GameAborted, GameEnded
 from cfnet.store import load_identity, prepare_home
 
 LOG_ROWS = 4
@@ -338,16 +338,16 @@ class BrowserScreen(_Page):
                 [("", "h: host a table here. c HOST:PORT: join a table by its address,")],
                 [("", "where multicast does not reach (the host's screen shows it).")],
             ], 0
-        head = f"   {'#':>2}  {'TABLE':<22} {'HOST':<12} {'SEATS':<6} {'RULES':<22} CODE"
+        head = f"   {'#':>2}  {'TABLE':<22} {'HOST':<12} {'SEATS':<6} {'RULES':<25} CODE"
         rows: list[Line] = [[("class:title", head)]]
         for i, table in enumerate(tables):
             rules = table.rules
-            trains = "N" if rules.start_trains is None else str(rules.start_trains)
+            trains = rules.trains_needed(table.seats)
             blank = " 0-0=50" if rules.double_blank_50 else ""
             text = (
                 f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {table.name[:22]:<22} "
                 f"{table.host[:12]:<12} {f'{table.taken}/{table.seats}':<6} "
-                f"{f'{rules.rounds} round{_s(rules.rounds)}, {trains} trains{blank}':<22} "
+                f"{f'{rules.rounds} round{_s(rules.rounds)}, {trains} trains{blank}':<25} "
                 f"{'yes' if table.code else ''}"
             )
             rows.append([("class:selected" if i == chosen else "", text)])
@@ -667,8 +667,17 @@ class SeatScreens:
         terminal = self.terminal
         self.game = GameScreen(game, terminal.input, terminal.output, terminal.color_depth)
         code = await self.game.run()
-        if isinstance(game.result, GameAborted):
-            return code or 3
+        result = game.result
+        if isinstance(result, GameEnded):
+            winners = " and ".join(game.names[s] for s in result.winners)
+            print(f"cfnet: table {game.table.name!r} is over; the winner: {winners}")
+            print("\n".join(score_lines(game.game, game.names)))
+        elif isinstance(result, GameAborted):
+            print(f"cfnet: table {game.table.name!r} was aborted: {result.reason}")
+            code = code or 3
+        else:
+            print(f"cfnet: you left table {game.table.name!r} unfinished (cfnet resume goes on)")
+        print(f"cfnet: its log is {game.log_path}")
         return code
 
 
@@ -747,6 +756,13 @@ class LanClient:
             argv += ["--connect", f"{choice.address[0]}:{choice.address[1]}"]
         args = _parse(_join_options, argv + common)
         self.seat = SeatScreens(self.terminal, title)
+        if choice.found is not None:
+            found = choice.found
+            code = ", join code given" if choice.code else ""
+            self.seat.say(
+                f"joining {found.name!r} at {found.address}:{found.port}, host {found.host} "
+                f"({found.fingerprint}): {found.seats} seats, {found.rules.describe()}{code}"
+            )
         return await peer.join(args, None, home, identity, self.seat, choice.found)
 
 

@@ -158,7 +158,7 @@ def test_a_listed_table_is_joined_by_address_and_played_to_the_end(tmp_path: Pat
     async def scenario(person: Person) -> None:
         await person.until(lambda: isinstance(person.client.screen, BrowserScreen), "the browser")
         host.start()
-        await person.sees(rf"^.  +\d+  {name[:22]} +greedy-\S+ +1/2 +1 round, N trains", "it")
+        await person.sees(rf"^.  +\d+  {name[:22]} +greedy-\S+ +1/2 +1 round, 2 trains", "it")
         browser = person.client.screen
         assert isinstance(browser, BrowserScreen)
         (table,) = [t for t in browser.tables() if t.name == name]

@@ -14,9 +14,9 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth, DummyOutput, Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from cfnet.engine import DRAW, EndReason, PlayerView, Round, parse_move
+from cfnet.engine import DRAW, EndReason, Play, PlayerView, Round, parse_move
 from cfnet.rules import RuleOptions
-from cfnet.screen import GameScreen, describe_end, instruction
+from cfnet.screen import GameScreen, describe_end, instruction, newest_row
 from cfnet.session import GameAborted, Notice
 from cfnet.sim_session import OfflineSession
 from cfnet.tiles import Tile
@@ -336,3 +336,33 @@ def test_results_stay_up_when_the_table_deals_on_by_itself() -> None:
         await player.type("quit\ry\r")
 
     assert run_screen(scenario, rounds=2) == 0
+
+
+def test_the_board_follows_its_newest_tile() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        rows = 4  # a board pane shorter than the board
+
+        def tall() -> bool:
+            lines = ["".join(t[1] for t in row) for row in screen._main_lines()]
+            low = newest_row(lines, player.view().public.moves) >= rows
+            return low or player.view().public.is_over
+
+        while not tall():
+            await player.until(lambda: player.my_turn() or tall(), "my turn or a tall board")
+            if player.my_turn():
+                await player.type("1\r")
+        lines = screen._main_lines()
+        public = player.view().public
+        focus = newest_row(["".join(t[1] for t in row) for row in lines], public.moves)
+        assert focus >= rows  # the newest tile lies below a pane showing the top
+        top = screen._clamp(len(lines), rows)
+        assert top <= focus < top + rows
+        last = next(m.tile for m in reversed(public.moves) if isinstance(m, Play))
+        shown = "".join(t[1] for t in lines[focus])
+        assert f"[{last.high}|{last.low}]" in shown or f"[{last.low}|{last.high}]" in shown
+        await player.type("\x1b[5~", lambda: not screen._follow)  # PgUp: the player scrolls
+        assert screen._clamp(len(lines), rows) == max(0, top - 5)
+        await player.type("quit\ry\r")
+
+    assert run_screen(scenario, seed=7, delay=0.0) == 0
