@@ -269,7 +269,7 @@ class JoinTable:
 
 Choice = HostTable | JoinTable
 
-BROWSER_KEYS = "↑↓ select · Enter join · h host · c HOST:PORT join by address · r refresh · q"
+BROWSER_KEYS = "↑↓ select · Enter join · h host · c HOST:PORT by address · r refresh · q quit"
 
 
 def host_port(text: str) -> tuple[str, int]:

@@ -6,17 +6,23 @@ players that are `cfnet host`/`cfnet bot` processes on real loopback links."""
 from __future__ import annotations
 
 import asyncio
+import io
 import re
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import pytest
 from lan_helpers import LOOPBACK, Peer, cfnet_verify, unique, wait_all
+from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import PipeInput, create_pipe_input
-from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output import ColorDepth, DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
+from test_screen import COLOUR_CODE
 
 from cfnet.identity import Identity
 from cfnet.lan_screens import BrowserScreen, LanClient, LobbyScreen, Settings, Terminal
+from cfnet.net.discovery import Discovery
 from cfnet.net.lobby import join_table
 from cfnet.screen import GameScreen
 from cfnet.session import GameSession
@@ -282,3 +288,31 @@ def test_a_table_with_a_code_and_leaving_the_lobby(tmp_path: Path) -> None:
         assert run_client(tmp_path / "me", scenario) == 0
     finally:
         host.kill()
+
+
+def render_browser(color_depth: ColorDepth | None) -> str:
+    """What the browser writes to an 80x24 VT100 terminal until `q` leaves it."""
+
+    async def main() -> str:
+        stream = io.StringIO()
+        output = Vt100_Output(stream, lambda: Size(rows=24, columns=80), term="xterm-256color")
+        with create_pipe_input() as keys:
+            async with Discovery(LOOPBACK) as discovery:
+                screen = BrowserScreen(discovery, "Me", Terminal(keys, output, color_depth))
+                task = asyncio.get_running_loop().create_task(screen.run())
+                while "q quit" not in stream.getvalue():
+                    await asyncio.sleep(0.01)
+                keys.send_text("q\r")
+                async with asyncio.timeout(STEP_TIMEOUT):
+                    assert await task is None
+        return stream.getvalue()
+
+    return asyncio.run(main())
+
+
+def test_the_browser_in_colour_and_plain(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert COLOUR_CODE.search(render_browser(ColorDepth.DEPTH_8_BIT))
+    monkeypatch.setenv("NO_COLOR", "1")
+    written = render_browser(None)
+    assert "tables on the LAN" in written
+    assert not COLOUR_CODE.search(written)
