@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--offline", action="store_true", help="practise alone against computer players"
     )
-    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..8")
+    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..8 (offline)")
     parser.add_argument(
         "--name", default=None, help="your name at the table (default: your login; offline: You)"
     )
@@ -41,21 +41,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         default="greedy",
-        help="computer players' strategies (greedy, random), comma-separated",
+        help="computer players' strategies (greedy, random), comma-separated (offline)",
     )
     parser.add_argument(
         "--delay",
         type=_delay,
         default=0.5,
         metavar="SECONDS",
-        help="how long each computer player takes to move (default 0.5)",
+        help="how long each computer player takes to move (offline; default 0.5)",
     )
     parser.add_argument(
         "--rule",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="rule option: rounds=1..10, start_trains=N..8, double_blank_50=on|off",
+        help="rule option (offline): rounds=1..10, start_trains=N..8, double_blank_50=on|off",
     )
 
 
