@@ -150,6 +150,8 @@ class HostLobby:
             f"{self.options.describe()}{code}); you sit in seat 0 as {self.player} "
             f"({fingerprint(self.identity.public)})"
         )
+        if self._on_roster is not None:
+            self._on_roster([(self.player, self.identity.public)], self.seats)
         return port
 
     async def seat_all(self, prepare: Prepare) -> Seating:
