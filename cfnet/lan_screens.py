@@ -584,6 +584,7 @@ class LobbyScreen(_Page):
         if not self.seats:
             return [[("", "Taking a seat…")]], 0
         rows: list[Line] = [[("class:title", f"Seats: {len(self.names)} of {self.seats} taken")]]
+        coming = self._pending_bots()
         for seat in range(self.seats):
             if seat < len(self.names):
                 name, key = self.names[seat]
@@ -592,6 +593,8 @@ class LobbyScreen(_Page):
                 mark = f"  ({', '.join(marks)})" if marks else ""
                 style = "class:title" if key == self.me else ""
                 rows.append([(style, f"  {seat}  {name[:24]:<24} {fingerprint(key)}{mark}")])
+            elif seat < len(self.names) + coming:
+                rows.append([("class:more", f"  {seat}  (free: a computer player is coming)")])
             else:
                 rows.append([("class:more", f"  {seat}  (free)")])
         rows.append([("", "")])
