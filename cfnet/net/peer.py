@@ -258,6 +258,15 @@ async def _drain(timeout: float = 1.0) -> None:
         await asyncio.wait(others, timeout=timeout)
 
 
+def _interrupted(command: str) -> int:
+    print(
+        f"cfnet {command}: interrupted (a game under way goes on with `cfnet resume`)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return 130
+
+
 def _failed(command: str, error: Exception) -> int:
     print(f"cfnet {command}: {error}", file=sys.stderr, flush=True)
     return 1
@@ -308,6 +317,8 @@ def run_host(args: argparse.Namespace) -> int:
         return asyncio.run(host(args, name, options, home, identity, screens_for(args)))
     except (LocalProtocolError, RuleOptionError, OSError) as exc:
         return _failed("host", exc)
+    except KeyboardInterrupt:
+        return _interrupted("host")
 
 
 def check_host(args: argparse.Namespace) -> tuple[str, RuleOptions]:
@@ -453,6 +464,8 @@ def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
         return asyncio.run(join(args, table, home, identity, screens_for(args)))
     except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
         return _failed(command, exc)
+    except KeyboardInterrupt:
+        return _interrupted(command)
 
 
 async def join(
@@ -578,6 +591,8 @@ def run_resume(args: argparse.Namespace) -> int:
         return asyncio.run(_resume(args, home, identity, meta))
     except (LocalProtocolError, PeerProtocolError, OSError) as exc:
         return _failed("resume", exc)
+    except KeyboardInterrupt:
+        return _interrupted("resume")
 
 
 def _pick_table(home: Path, wanted: str | None) -> TableMeta:
