@@ -14,7 +14,7 @@ import logging
 import re
 import textwrap
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from prompt_toolkit.application import Application
@@ -101,10 +101,10 @@ class _Page:
 
     # -- shared behaviour
 
-    def say(self, text: str, style: str = "") -> None:
+    def say(self, text: str) -> None:
         """Add a message (wrapped) to the page's log."""
         for row in textwrap.wrap(text, WIDTH, subsequent_indent="    "):
-            self.log.append((style, row))
+            self.log.append(("", row))
         self.app.invalidate()
 
     def error(self, text: str) -> None:
@@ -305,10 +305,11 @@ class BrowserScreen(_Page):
         self.where = where
         self.selected: str | None = None  # the selected table's mDNS instance name
         self.feedback = note
-        self._host: dict[str, object] = {}
+        self.choice: Choice | None = None
+        self._form = HostTable("", 4, (), None, 0)  # the answers so far
 
     async def run(self) -> Choice | None:
-        self.choice: Choice | None = None
+        self.choice = None
         await self.app.run_async()
         return self.choice
 
@@ -451,7 +452,7 @@ class BrowserScreen(_Page):
         self.ask(_Question(f"Table name [{default}]", self._host_name, default))
 
     def _host_name(self, text: str) -> None:
-        self._host = {"name": check_name(text)}
+        self._form = replace(self._form, name=check_name(text))
         self.ask(
             _Question(
                 f"Seats, {MIN_PLAYERS} to {MAX_PLAYERS} [4]",
@@ -462,7 +463,7 @@ class BrowserScreen(_Page):
         )
 
     def _host_seats(self, text: str) -> None:
-        self._host["seats"] = _number(text, MIN_PLAYERS, MAX_PLAYERS, "seats")
+        self._form = replace(self._form, seats=_number(text, MIN_PLAYERS, MAX_PLAYERS, "seats"))
         default = RuleOptions().describe()
         self.ask(
             _Question(
@@ -475,16 +476,14 @@ class BrowserScreen(_Page):
         )
 
     def _host_rules(self, text: str) -> None:
-        seats = self._host["seats"]
-        assert isinstance(seats, int)
         options = RuleOptions()
         try:
             for item in text.split():
                 options = options.with_assignment(item)
-            options.check(seats)
+            options.check(self._form.seats)
         except RuleOptionError as exc:
             raise ValueError(str(exc)) from None
-        self._host["rules"] = tuple(text.split())
+        self._form = replace(self._form, rules=tuple(text.split()))
         self.ask(
             _Question(
                 "Join code [none]",
@@ -494,12 +493,10 @@ class BrowserScreen(_Page):
         )
 
     def _host_code(self, text: str) -> None:
-        self._host["code"] = _code(text, False)
-        seats = self._host["seats"]
-        assert isinstance(seats, int)
+        self._form = replace(self._form, code=_code(text, False))
         self.ask(
             _Question(
-                f"Computer players, 0 to {seats - 1} [0]",
+                f"Computer players, 0 to {self._form.seats - 1} [0]",
                 self._host_bots,
                 "0",
                 "They sit at once; more can be added in the lobby.",
@@ -507,13 +504,8 @@ class BrowserScreen(_Page):
         )
 
     def _host_bots(self, text: str) -> None:
-        host = self._host
-        seats, code = host["seats"], host["code"]
-        assert isinstance(seats, int) and (code is None or isinstance(code, str))
-        bots = _number(text, 0, seats - 1, "computer players")
-        rules = host["rules"]
-        assert isinstance(rules, tuple)
-        self._choose(HostTable(str(host["name"]), seats, rules, code, bots))
+        bots = _number(text, 0, self._form.seats - 1, "computer players")
+        self._choose(replace(self._form, bots=bots))
 
 
 def _s(count: int) -> str:

@@ -63,18 +63,21 @@ class Person:
         await self.until(lambda: screen.lines_typed > typed, f"the screen taking {line!r}")
 
     async def select(self, name: str) -> int:
-        """Move the browser's selection to table `name` with the arrow keys; its number."""
+        """Move the browser's selection to table `name` with the arrow keys (other tables may
+        come and go meanwhile); its number."""
         browser = self.client.screen
         assert isinstance(browser, BrowserScreen)
-        await self.until(lambda: any(t.name == name for t in browser.tables()), f"table {name}")
-        for _ in range(len(browser.tables()) + 1):
-            chosen = [t.name for t in browser.tables()].index(name)
-            listed = [t.instance for t in browser.tables()]
-            here = listed.index(browser.selected) if browser.selected in listed else 0
+        end = time.monotonic() + STEP_TIMEOUT
+        while time.monotonic() < end:
+            await self.until(lambda: any(t.name == name for t in browser.tables()), name)
+            listed = browser.tables()
+            chosen = [t.name for t in listed].index(name)
+            instances = [t.instance for t in listed]
+            here = instances.index(browser.selected) if browser.selected in instances else 0
             if here == chosen:
                 return chosen + 1
+            was = browser.selected
             self.keys.send_text("\x1b[B" if here < chosen else "\x1b[A")  # Down / Up
-            was = listed[here]
             await self.until(lambda: browser.selected != was, "the selection moving")  # noqa: B023
         raise AssertionError(f"could not select {name}")
 
