@@ -1,4 +1,6 @@
-"""Run scripts/tmux_play.sh: the real client played for a whole round in an 80x24 tmux pane."""
+"""Run scripts/tmux_play.sh: the real client played for a whole round in an 80x24 tmux pane, at
+a LAN table (`cfnet host` on 127.0.0.1 with computer players as `cfnet bot` processes) and
+offline."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ CFNET = Path(sys.executable).parent / "cfnet"
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_a_round_played_through_the_real_terminal() -> None:
+def test_rounds_played_through_the_real_terminal() -> None:
     if not CFNET.exists():
         pytest.fail(f"no cfnet executable next to {sys.executable}: pip install -e . first")
     result = subprocess.run(
@@ -27,4 +29,5 @@ def test_a_round_played_through_the_real_terminal() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "tmux_play: OK" in result.stdout
+    assert "tmux_play: OK (lan)" in result.stdout
+    assert "tmux_play: OK (offline)" in result.stdout
