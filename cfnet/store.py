@@ -20,12 +20,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
+from cfnet.bots import BOT_STRATEGIES
 from cfnet.codec import DecodeError, Plain, decode_bounded, encode_canonical
 from cfnet.errors import LocalProtocolError
 from cfnet.identity import Identity
 from cfnet.log import TABLE_ID_BYTES, Entry
 from cfnet.logfile import (
     MAGIC,
+    RECORD_HEADER_BYTES,
+    RECORD_TRAILER_BYTES,
     encode_record,
     fsync_dir,
     link_problem,
@@ -108,7 +111,8 @@ def _make_dir(path: Path, parents: bool = False) -> None:
 
 @dataclass(frozen=True, slots=True)
 class TableMeta:
-    """What `cfnet resume` needs besides the log: the table, my seat, where the peers were.
+    """What `cfnet resume` needs besides the log: the table, my seat, where the peers were,
+    and who plays the seat (`strategy`: a computer strategy, None for a person).
 
     `addresses` maps every seat (mine too: where I listened) to its last known (host, port)."""
 
@@ -119,6 +123,7 @@ class TableMeta:
     rules: RuleOptions
     addresses: dict[int, tuple[str, int]] = field(default_factory=dict)
     finished: bool = False
+    strategy: str | None = None  # the computer strategy playing the seat (None: a person)
 
     def to_plain(self) -> dict[str, Plain]:
         return {
@@ -130,6 +135,7 @@ class TableMeta:
             "rules": self.rules.to_plain(),
             "addresses": [[s, host, port] for s, (host, port) in sorted(self.addresses.items())],
             "finished": self.finished,
+            "strategy": self.strategy,
         }
 
     @classmethod
@@ -140,6 +146,7 @@ class TableMeta:
         try:
             table_id, name, seat, seats = (plain[k] for k in ("table_id", "name", "seat", "seats"))
             rows, finished = plain["addresses"], plain["finished"]
+            strategy = plain.get("strategy")  # absent in files written before it was kept
             rules = RuleOptions.from_plain(plain["rules"])
         except KeyError as exc:
             raise ValueError(f"malformed table metadata: no field {exc}") from None
@@ -153,12 +160,14 @@ class TableMeta:
             and type(seats) is int
             and 0 <= seat < seats
             and type(finished) is bool
+            and (strategy is None or strategy in BOT_STRATEGIES)
             and type(rows) is list
             and all(_is_address_row(row, seats) for row in rows)
         ):
             raise ValueError("malformed table metadata: a field has the wrong type or range")
         addresses = {s: (host, port) for s, host, port in rows}
-        return cls(table_id, name, seat, seats, rules, addresses, finished)
+        assert strategy is None or isinstance(strategy, str)
+        return cls(table_id, name, seat, seats, rules, addresses, finished, strategy)
 
 
 def _is_address_row(row: Plain, seats: int) -> bool:
@@ -226,19 +235,25 @@ def _read_meta(path: Path) -> TableMeta:
         raise StoreError(f"{path}: {exc}") from exc
 
 
+def _record_size(entry: Entry) -> int:
+    """The size of `entry`'s record in a log file."""
+    return RECORD_HEADER_BYTES + len(entry.wire) + RECORD_TRAILER_BYTES
+
+
 class TableStore:
     """One table's directory, held by this process until `close()` (a context manager).
 
     `create` makes a new table, `open` an existing one; `load()` recovers and reads it (call it
-    before `append` on an opened table); `append` writes one entry durably."""
+    before `append` on an opened table); `append` writes one entry durably; `truncate` drops
+    the entries an abort superseded."""
 
     def __init__(self, path: Path, table_id: bytes, lock: BinaryIO) -> None:
         self.path = path
         self.table_id = table_id
         self._lock = lock
         self._log: BinaryIO | None = None
-        self._hashes: list[bytes] = []  # hash of the stored entry at each seq
-        self._last: Entry | None = None
+        self._entries: list[Entry] = []  # the stored entries, by seq
+        self._ends: list[int] = []  # the file offset just after each stored entry's record
 
     @classmethod
     def create(cls, home: Path, meta: TableMeta) -> TableStore:
@@ -290,8 +305,12 @@ class TableStore:
         secrets = _read_plain(secrets_path) if secrets_path.exists() else None
         if entries and entries[0].table_id != self.table_id:
             raise StoreError(f"{self.path / LOG_FILE} holds another table's log")
-        self._hashes = [entry.hash for entry in entries]
-        self._last = entries[-1] if entries else None
+        self._entries = list(entries)
+        self._ends = []
+        end = len(MAGIC)
+        for entry in entries:
+            end += _record_size(entry)
+            self._ends.append(end)
         if self._log is None:
             self._log = open_for_append(self.path / LOG_FILE)
         return Saved(meta, entries, secrets)
@@ -323,11 +342,11 @@ class TableStore:
             raise StoreError("call load() before append() (again after a failed append)")
         if entry.table_id != self.table_id:
             raise StoreError(f"entry of table {entry.table_id.hex()} in {self.table_id.hex()}")
-        if entry.seq < len(self._hashes):
-            if self._hashes[entry.seq] == entry.hash:
+        if entry.seq < len(self._entries):
+            if self._entries[entry.seq].wire == entry.wire:
                 return False
             raise StoreError(f"a different entry is already stored at seq {entry.seq}")
-        problem = link_problem(self._last, entry)
+        problem = link_problem(self._entries[-1] if self._entries else None, entry)
         if problem is not None:
             raise StoreError(f"cannot append: {problem}")
         try:
@@ -339,9 +358,30 @@ class TableStore:
         except OSError:  # e.g. a full disk: the record may be torn; load() drops it
             self._close_log()
             raise
-        self._hashes.append(entry.hash)
-        self._last = entry
+        self._entries.append(entry)
+        self._ends.append((self._ends[-1] if self._ends else len(MAGIC)) + _record_size(entry))
         return True
+
+    def truncate(self, count: int) -> None:
+        """Keep only the first `count` stored entries (an abort superseded the rest), durably:
+        the kept records go to a temporary file that is fsynced and renamed over the log, so a
+        crash at any moment leaves the old log or the new one. Nothing to do if no more are
+        stored; StoreError for a count below 1 (the genesis stays)."""
+        if self._log is None:
+            raise StoreError("call load() before truncate()")
+        if count >= len(self._entries):
+            return
+        if count < 1:
+            raise StoreError("the genesis cannot be dropped from a table's log")
+        path = self.path / LOG_FILE
+        self._log.flush()
+        with path.open("rb") as f:
+            kept = f.read(self._ends[count - 1])
+        self._close_log()
+        write_atomically(path, kept, FILE_MODE)
+        self._log = open_for_append(path)
+        del self._entries[count:]
+        del self._ends[count:]
 
     def close(self) -> None:
         """Close the log and release the table for other processes."""

@@ -224,12 +224,50 @@ def test_listing_skips_what_is_not_a_whole_table(tmp_path: Path) -> None:
         meta().to_plain() | {"addresses": [[0, "h", 70000]]},
         meta().to_plain() | {"addresses": [["0", "h", 1]]},
         meta().to_plain() | {"rules": {"rounds": "x"}},
+        meta().to_plain() | {"strategy": "clever"},
         [],
     ],
 )
 def test_malformed_metadata_is_refused(bad: object) -> None:
     with pytest.raises(ValueError, match="table metadata"):
         TableMeta.from_plain(bad)
+
+
+def test_the_seat_strategy_is_kept_and_older_metadata_has_none() -> None:
+    computer = TableMeta(TABLE, "Kitchen", 1, 3, RuleOptions(), strategy="random")
+    assert TableMeta.from_plain(computer.to_plain()) == computer
+    older = meta().to_plain()
+    del older["strategy"]
+    assert TableMeta.from_plain(older).strategy is None
+
+
+def test_truncating_drops_superseded_entries_durably(tmp_path: Path) -> None:
+    entries = chain(6)
+    abort = sign_entry(KEYS[1], TABLE, 3, entries[2].hash, 1, "abort", {"n": 99})
+    with TableStore.create(tmp_path, meta()) as store:
+        for entry in entries[:5]:
+            assert store.append(entry)
+        store.append(entries[5], durable=False)
+        store.truncate(7)  # nothing beyond what is stored: nothing to do
+        with pytest.raises(StoreError, match="genesis"):
+            store.truncate(0)
+        store.truncate(3)
+        path = table_dir(tmp_path, TABLE) / LOG_FILE
+        assert read_log(path) == entries[:3]
+        assert mode(path) == 0o600
+        assert store.append(abort)  # what supersedes goes where the dropped entries were
+        assert not store.append(abort)
+        with pytest.raises(StoreError, match="different entry"):
+            store.append(entries[3])
+    with TableStore.open(tmp_path, TABLE) as store:
+        assert store.load().entries == [*entries[:3], abort]
+    # A crash in the middle of a truncation leaves its temporary file: the log is still whole.
+    (path.with_name(LOG_FILE + ".tmp")).write_bytes(path.read_bytes()[:30])
+    with TableStore.open(tmp_path, TABLE) as store:
+        assert store.load().entries == [*entries[:3], abort]
+        store.truncate(2)
+        assert store.append(entries[2])
+    assert read_log(path) == entries[:3]
 
 
 def test_one_process_at_a_time_holds_a_table(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 A thin shell around the sans-IO table: entries from the mesh go to `Table.receive` with
 `time.monotonic()`; the entries the table posts are written to the store (secrets first, then
-the entry, fsynced) and only then sent to every peer; a timer is armed at `next_deadline()`.
+the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
+truncates the stored log); a timer is armed at `next_deadline()`.
 It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
 computer seats and scripts. At the end the saved file is checked to be exactly the chain the
 table verified as it came.
@@ -20,8 +21,8 @@ from cfnet.bots import Player
 from cfnet.engine import Game, IllegalMoveError, Move, PlayerView, Round
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity, fingerprint
-from cfnet.log import Entry
-from cfnet.logfile import MAGIC, encode_record, write_atomically
+from cfnet.log import Entry, MalformedEntry, decode_entry
+from cfnet.logfile import MAGIC, encode_record
 from cfnet.net.chaos_sim import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.session import (
@@ -33,7 +34,7 @@ from cfnet.session import (
     RoundEnded,
     SessionEvent,
 )
-from cfnet.store import FILE_MODE, LOG_FILE, TableStore
+from cfnet.store import LOG_FILE, TableStore
 from cfnet.table import Table
 from cfnet.table_events import (
     Aborted,
@@ -102,7 +103,6 @@ class NetGame:
         self._wake = asyncio.Event()
         self._queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
         self._fatal: BaseException | None = None
-        self._rewrite = False
         self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
         self._noticed = False
         self._task: asyncio.Task[int] | None = None
@@ -228,9 +228,9 @@ class NetGame:
             self._fail(exc)
 
     def _deliver(self, wire: bytes, key: bytes) -> bool:
-        """An entry from the mesh (never raises)."""
-        if self.table.finished:
-            return True
+        """An entry from the mesh (never raises); whether to echo it. After the end only an
+        entry of our final chain is echoed (an earlier abort that replaces ours joins it)."""
+        finished = self.table.finished
         try:
             events = self.table.receive(wire, time.monotonic())
         except PeerProtocolError as exc:
@@ -243,7 +243,15 @@ class NetGame:
         except Exception as exc:  # the mesh must not see it: this game stops
             self._fail(exc)
         self._wake.set()
-        return True
+        return not finished or self._in_chain(wire)
+
+    def _in_chain(self, wire: bytes) -> bool:
+        try:
+            seq = decode_entry(wire).seq
+        except MalformedEntry:
+            return False
+        entries = self.table.entries
+        return seq < len(entries) and entries[seq].wire == wire
 
     def _fail(self, exc: BaseException) -> None:
         log.error("cannot go on: %s", exc)
@@ -255,12 +263,12 @@ class NetGame:
         """Store appended entries (in chain order) and turn events into session events."""
         for event in events:
             if isinstance(event, Appended):
-                if not self._rewrite:  # others' entries can be fetched again: no fsync
-                    durable = event.entry.seat == self.table.me or self.table.finished
-                    self.store.append(event.entry, durable=durable)
+                # others' entries can be fetched again: no fsync
+                durable = event.entry.seat == self.table.me or self.table.finished
+                self.store.append(event.entry, durable=durable)
                 self._cut_links()
-            elif isinstance(event, Superseded):
-                self._rewrite = True
+            elif isinstance(event, Superseded):  # the abort that follows replaces the rest
+                self.store.truncate(event.seq)
             elif isinstance(event, RoundStarted):
                 self._emit(RoundBegan(event.round_number, event.starter))
                 self._line(f"round {event.round_number}: {self._who(event.starter)} starts")
@@ -370,13 +378,11 @@ class NetGame:
         await self.mesh.finish(FINISH_GRACE)
 
     def _finish(self) -> int:
-        """Save the final log and metadata, check the file holds exactly the chain the table
+        """Save the final metadata, check the log file holds exactly the chain the table
         checked live, emit the result; the exit code."""
         table = self.table
         chain = MAGIC + b"".join(encode_record(entry.wire) for entry in table.entries)
         try:
-            if self._rewrite:  # an abort replaced entries: write the chain as it stands
-                write_atomically(self.log_path, chain, FILE_MODE)
             if table.finished:
                 self.store.save_meta(replace(self.store.meta, finished=True))
             if self.log_path.read_bytes() != chain:

@@ -5,9 +5,11 @@ keeps redialling (with backoff) while the link is down; the other accepts. Our o
 `post`ed to every link; a received entry that the table layer takes (appended, or held until
 its predecessors arrive) is echoed on to every other link; entries are deduplicated by hash.
 So a broken link does not stall delivery while some path remains. When a link comes up each
-side says how many log entries it holds (`sync`) and the other sends what follows, so a
-reconnecting or restarted peer resyncs. A link silent past the idle timeout is closed (pings
-keep healthy links busy). `finish` says goodbye once every linked peer is done too.
+side says how many log entries it holds and the hash of the last (`sync`); the other sends what
+follows if its chain holds that one there, else its own last entry (an abort that supersedes
+the peer's longer or different chain), so a reconnecting or restarted peer resyncs. A link
+silent past the idle timeout is closed (pings keep healthy links busy). `finish` says goodbye
+once every linked peer is done too.
 """
 
 from __future__ import annotations
@@ -205,7 +207,9 @@ class Mesh:
         queue: asyncio.Queue[_Item] = asyncio.Queue(MAX_QUEUED)
         self._links[key] = (link, queue)
         await self._notify()
-        queue.put_nowait({"t": "sync", "count": self._store.count()})
+        count = self._store.count()
+        head = entry_hash(self._store.since(count - 1)[0]) if count else b""
+        queue.put_nowait({"t": "sync", "count": count, "head": head})
         sender = asyncio.create_task(self._send_loop(link, queue))
         try:
             while True:
@@ -229,13 +233,29 @@ class Mesh:
             wire: bytes = message["wire"]
             if entry_hash(wire) not in self._seen and self._deliver(wire, key):
                 self._send_on(wire, skip=key)
-        elif kind == "sync" and type(message.get("count")) is int and message["count"] >= 0:
-            self._enqueue(key, int(message["count"]))
+        elif (
+            kind == "sync"
+            and type(message.get("count")) is int
+            and message["count"] >= 0
+            and isinstance(message.get("head"), bytes)
+        ):
+            self._resync(key, message["count"], message["head"])
         elif kind == "done":
             self._done.add(key)
             self._spawn(self._notify())
         elif kind != "ping":
             self._spawn(link.close(f"malformed or unexpected mesh message {kind!r}"))
+
+    def _resync(self, key: bytes, count: int, head: bytes) -> None:
+        """Answer a peer's `sync`: what follows its `count` entries if our chain has its last
+        one (`head`) there, else our last entry: chains that differ differ by an abort, and
+        that is how ours ends (the peer takes it if it is earlier than its own or supersedes
+        the entries it holds)."""
+        ours = self._store.count()
+        if count == 0 or (count <= ours and entry_hash(self._store.since(count - 1)[0]) == head):
+            self._enqueue(key, count)
+        elif ours:
+            self._enqueue(key, {"t": "entry", "wire": self._store.since(ours - 1)[0]})
 
     async def _send_loop(self, link: Link, queue: asyncio.Queue[_Item]) -> None:
         with contextlib.suppress(LinkClosed):  # the receive side notices and cleans up

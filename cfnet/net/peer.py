@@ -206,11 +206,20 @@ class _Seat:
         seed = self.args.deal_seed
         entropy = os.urandom if seed is None else sim_entropy(seed, seat)
         table = Table(genesis, LocalSeat(self.identity, seat, entropy), time.monotonic())
-        meta = TableMeta(table.table_id, table.name, seat, table.players, table.options)
+        meta = TableMeta(
+            table.table_id,
+            table.name,
+            seat,
+            table.players,
+            table.options,
+            strategy=self.args.strategy,
+        )
         store = TableStore.create(self.home, meta)
         store.append(table.entries[0])
         self.game = make_game(self.args, self.identity, table, store)
         self.port = await self.game.listen(self.bind, 0)
+        # before `ready`: resumed before `go`, this seat listens where the others will dial it
+        store.save_meta(replace(meta, addresses={seat: (self.bind, self.port)}))
         return self.port
 
     def seated(self, seating: Seating) -> NetGame:
@@ -584,10 +593,12 @@ def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_resume(args: argparse.Namespace) -> int:
     try:
-        setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
         meta = _pick_table(home, args.table)
+        if args.strategy is None:  # a computer seat stays one
+            args.strategy = meta.strategy
+        setup(args)
         return asyncio.run(_resume(args, home, identity, meta))
     except (LocalProtocolError, PeerProtocolError, OSError) as exc:
         return _failed("resume", exc)

@@ -1,0 +1,285 @@
+"""Durability at the end of a LAN game, on 127.0.0.1: an abort that supersedes entries is stored
+before it is sent; resync brings a peer holding a longer or different chain to the same abort;
+nothing is echoed after the end but the final chain; a seat killed between the lobby's `start`
+and `go` resumes (as the computer player it was) and the game goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from cheaters import resign
+from lan_helpers import LOOPBACK, Peer
+
+from cfnet.bots import GreedyBot
+from cfnet.identity import Identity
+from cfnet.log import decode_entry
+from cfnet.logfile import read_log
+from cfnet.net.game import NetGame
+from cfnet.net.lobby import HostLobby, join_table
+from cfnet.net.mesh import Mesh
+from cfnet.rules import RuleOptions
+from cfnet.store import TableMeta, TableStore, load_identity, prepare_home
+from cfnet.table import LocalSeat, Table
+from cfnet.table_wire import ABORT, EQUIVOCATION, SHUFFLE_A, pack, unpack
+
+TIMEOUT = 6  # the table's timeout: also how long a resumed, finished peer lingers
+
+
+def quiet(text: str) -> None:
+    """Lobby lines are not needed here."""
+
+
+class Seat:
+    """An in-process computer seat, built as `cfnet host/join` builds one (the lobby's
+    `prepare`): its own state directory, store, table and `NetGame`."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = prepare_home(home)
+        self.identity = load_identity(self.home)
+        self.game: NetGame | None = None
+
+    async def prepare(self, genesis: bytes, seat: int) -> int:
+        table = Table(genesis, LocalSeat(self.identity, seat), time.monotonic())
+        meta = TableMeta(
+            table.table_id, table.name, seat, table.players, table.options, strategy="greedy"
+        )
+        store = TableStore.create(self.home, meta)
+        store.append(table.entries[0])
+        self.game = NetGame(self.identity, table, store, player=GreedyBot())
+        port = await self.game.listen(LOOPBACK)
+        store.save_meta(replace(meta, addresses={seat: (LOOPBACK, port)}))
+        return port
+
+    def seated(self, addresses: dict[int, tuple[str, int]]) -> NetGame:
+        game = self.game
+        assert game is not None
+        game.store.save_meta(replace(game.store.meta, addresses=addresses))
+        game.set_addresses(addresses)
+        return game
+
+
+def smaller_identity(than: bytes) -> Identity:
+    """A new identity whose key sorts before `than` (so its mesh peer dials `than`)."""
+    while True:
+        identity = Identity.generate()
+        if identity.public < than:
+            return identity
+
+
+async def open_lobby(host: Seat, seats: int, timeout: int = TIMEOUT) -> tuple[HostLobby, int]:
+    lobby = HostLobby(
+        host.identity,
+        None,
+        name="durability",
+        player="host",
+        seats=seats,
+        options=RuleOptions(rounds=1),
+        timeout=timeout,
+        code=None,
+        interface=LOOPBACK,
+        say=quiet,
+    )
+    return lobby, await lobby.open()
+
+
+async def seat_in_order(host: Seat, joiners: Sequence[Seat]) -> list[NetGame]:
+    """Seat `host` and then `joiners` in this order (seat i+1 is joiners[i]); their games."""
+    lobby, port = await open_lobby(host, 1 + len(joiners))
+    joins = []
+    for number, joiner in enumerate(joiners, 1):
+        join = join_table(joiner.identity, f"p{number}", LOOPBACK, port, joiner.prepare, say=quiet)
+        joins.append(asyncio.create_task(join))
+        while len(lobby._joiners) < number:  # the next one sits once this one has its seat
+            await asyncio.sleep(0.01)
+    seating = await lobby.seat_all(host.prepare)
+    await lobby.close()
+    await asyncio.gather(*joins)
+    return [seat.seated(seating.addresses) for seat in (host, *joiners)]
+
+
+# ---------------------------------------------------------------------- an abort that supersedes
+
+
+def equivocate(game: NetGame, twins: list[bytes]) -> None:
+    """`game`'s seat sends two different, validly signed decks for its first shuffle."""
+    post = game.mesh.post
+
+    def cheat(wire: bytes) -> None:
+        post(wire)
+        entry = decode_entry(wire)
+        if entry.kind == SHUFFLE_A and not twins:
+            deck = unpack(entry.body["deck"])
+            other = resign(
+                game.identity, entry, body={**entry.body, "deck": pack(deck[1:] + deck[:1])}
+            )
+            twins.extend([wire, other.wire])
+            post(other.wire)
+
+    game.mesh.post = cheat  # type: ignore[method-assign]
+
+
+def crash_image_when_aborting(game: NetGame, home: Path, image: Path, sent: list[bytes]) -> None:
+    """As `game` sends its abort: note what is on disk then, and copy its state directory (what
+    a crash right after sending leaves)."""
+    post = game.mesh.post
+
+    def check(wire: bytes) -> None:
+        if decode_entry(wire).kind == ABORT:
+            sent.append(wire)
+            sent.append(read_log(game.log_path)[-1].wire)
+            shutil.copytree(home, image)
+        post(wire)
+
+    game.mesh.post = check  # type: ignore[method-assign]
+
+
+async def _equivocation_game(
+    tmp: Path,
+) -> tuple[list[NetGame], list[int], list[bytes], list[bytes]]:
+    seats = [Seat(tmp / f"h{i}") for i in range(3)]
+    games = await seat_in_order(seats[0], seats[1:])
+    twins: list[bytes] = []
+    sent: list[bytes] = []
+    equivocate(games[1], twins)
+    crash_image_when_aborting(games[0], seats[0].home, tmp / "image", sent)
+    async with asyncio.timeout(60):
+        codes = await asyncio.gather(*(game.play() for game in games))
+    return games, list(codes), twins, sent
+
+
+def test_an_abort_that_supersedes_entries_is_stored_before_it_is_sent(tmp_path: Path) -> None:
+    games, codes, twins, sent = asyncio.run(_equivocation_game(tmp_path))
+    assert codes == [3, 3, 3]
+    logs = [game.log_path.read_bytes() for game in games]
+    assert logs[0] == logs[1] == logs[2]
+    final = read_log(games[0].log_path)
+    abort = final[-1]
+    assert (abort.kind, abort.seat, abort.body["blamed"]) == (ABORT, 0, 1)
+    assert abort.body["code"] == EQUIVOCATION
+    assert abort.seq == decode_entry(twins[0]).seq  # seat 0 held one of the twins there
+    # When seat 0 sent its abort, the log on disk already ended with it.
+    assert sent == [abort.wire, abort.wire]
+    # After the end only the final chain is echoed: not the superseded twins, not junk.
+    game = games[0]
+    assert not any(
+        game._deliver(wire, b"") for wire in [*twins, b"\x92\xc4\x01x\xc4\x01y", b"junk"]
+    )
+    assert game._deliver(abort.wire, b"") and game._deliver(final[1].wire, b"")
+    # A crash right after sending, then `cfnet resume` (the seat stays a computer player).
+    image = Peer(tmp_path / "image", ["resume", "--interface", LOOPBACK])
+    image.start()
+    assert image.wait(30) == 3, image.output()
+    assert image.log_path().read_bytes() == logs[0]
+    assert "resuming table 'durability'" in image.output()
+
+
+# ---------------------------------------------------------------------- resync to the same abort
+
+
+class Chain:
+    """A mesh's view of a log: opaque entries (the mesh never looks inside)."""
+
+    def __init__(self, wires: list[bytes]) -> None:
+        self.wires = wires
+
+    def count(self) -> int:
+        return len(self.wires)
+
+    def since(self, count: int) -> Sequence[bytes]:
+        return self.wires[count:]
+
+
+def receiver(into: list[bytes]) -> Callable[[bytes, bytes], bool]:
+    """A mesh's `deliver` that notes each entry and takes none (so none is echoed)."""
+
+    def deliver(wire: bytes, key: bytes) -> bool:
+        into.append(wire)
+        return False
+
+    return deliver
+
+
+async def _resync(left: list[bytes], right: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """Link two meshes holding `left` and `right`; what each was sent by the other."""
+    keys = [Identity.generate(), Identity.generate()]
+    got: tuple[list[bytes], list[bytes]] = ([], [])
+    meshes = [
+        Mesh(identity, bytes(16), [k.public for k in keys], Chain(wires), receiver(into))
+        for identity, wires, into in zip(keys, (left, right), got, strict=True)
+    ]
+    ports = [await mesh.start(LOOPBACK) for mesh in meshes]
+    for mesh, other, port in zip(meshes, reversed(keys), reversed(ports), strict=True):
+        mesh.set_address(other.public, LOOPBACK, port)
+    async with asyncio.timeout(10):
+        while not (got[0] and got[1]):
+            await asyncio.sleep(0.01)
+    await asyncio.gather(*(mesh.finish(1.0) for mesh in meshes))
+    return got
+
+
+def test_resync_gives_a_peer_with_a_longer_chain_the_earlier_abort() -> None:
+    shared = [b"genesis", b"accept 1"]
+    early = [*shared, b"abort at 2"]
+    longer = [*shared, b"play 2", b"play 3", b"abort at 4"]
+    to_early, to_longer = asyncio.run(_resync(early, longer))
+    assert to_longer == [b"abort at 2"]  # by count alone it would get nothing
+    assert to_early == [b"abort at 4"]  # the chains differ: the last entry is what counts
+    # Same length, different last entry (two aborts at one seq): each gets the other's.
+    to_a, to_b = asyncio.run(_resync([*shared, b"abort A"], [*shared, b"abort B"]))
+    assert (to_a, to_b) == ([b"abort B"], [b"abort A"])
+    # A prefix gets what follows it (the longer side gets the shorter one's last entry again).
+    to_short, to_full = asyncio.run(_resync(shared[:1], [*shared, b"abort"]))
+    assert (to_short, to_full) == ([b"accept 1", b"abort"], [b"genesis"])
+
+
+# ---------------------------------------------------------------------- killed before `go`
+
+
+async def _killed_before_go(tmp: Path, bot: Peer) -> tuple[list[int], Peer]:
+    bot_key = load_identity(prepare_home(bot.home)).public
+    host, other = Seat(tmp / "h0"), Seat(tmp / "h2")
+    for seat in (host, other):  # both dial the killed seat when it is back
+        seat.identity = smaller_identity(bot_key)
+    lobby, port = await open_lobby(host, 3, timeout=30)
+    bot.start(["bot", "--connect", f"{LOOPBACK}:{port}", "--interface", LOOPBACK])
+    while not lobby._joiners:
+        await asyncio.sleep(0.02)
+
+    async def prepare_after_the_kill(genesis: bytes, seat: int) -> int:
+        async with asyncio.timeout(30):
+            while not lobby._joiners[0].ready.done():  # the bot said where it listens...
+                await asyncio.sleep(0.01)
+        assert bot.process is not None
+        bot.process.send_signal(signal.SIGKILL)  # ...and dies before `go`
+        bot.process.wait()
+        return await other.prepare(genesis, seat)
+
+    join = asyncio.create_task(
+        join_table(other.identity, "p2", LOOPBACK, port, prepare_after_the_kill, say=quiet)
+    )
+    seating = await lobby.seat_all(host.prepare)
+    await lobby.close()
+    await join
+    games = [seat.seated(seating.addresses) for seat in (host, other)]
+    bot.start(["resume", "--interface", LOOPBACK])  # no --strategy: it was a computer seat
+    async with asyncio.timeout(60):
+        codes = await asyncio.gather(*(game.play() for game in games))
+    return [*codes, await asyncio.to_thread(bot.wait, 30)], bot
+
+
+def test_a_joiner_killed_between_start_and_go_resumes_as_a_computer(tmp_path: Path) -> None:
+    bot = Peer(tmp_path / "bot", [])
+    try:
+        codes, _ = asyncio.run(_killed_before_go(tmp_path, bot))
+    finally:
+        bot.kill()
+    assert codes == [0, 0, 0], bot.output()
+    logs = {path.read_bytes() for path in tmp_path.glob("*/tables/*/table.cflog")}
+    assert len(logs) == 1
+    assert "resuming table 'durability' as seat 1" in bot.output()
