@@ -450,7 +450,7 @@ class GameScreen:
         elif name == "next":
             self.feedback = ("class:error", "✗ the round is not over yet: play on")
         elif name == "hint":
-            if view is None or view.public.turn != view.seat or not self._ready():
+            if view is None or not self._ready():
                 self.feedback = ("class:error", "✗ a hint is for your turn: wait for it")
                 return
             move = self._hint.choose(view)
