@@ -61,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
     rows = [("NAME", "HOST", "ADDRESS", "SEATS", "RULES", "FINGERPRINT")]
     rows += [
         (
-            t.name + (" (code)" if t.code else ""),
+            t.name
+            + (" (code)" if t.code else "")
+            + (f" ({t.incompatible})" if t.incompatible else ""),
             t.host,
             f"{t.address}:{t.port}",
             f"{t.taken}/{t.seats}",

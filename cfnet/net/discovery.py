@@ -48,6 +48,14 @@ class TxtError(ValueError):
     """A TXT record that is not a well-formed cfnet table advertisement."""
 
 
+def fit_name(name: str, limit: int = MAX_NAME_BYTES) -> str:
+    """`name` cut to at most `limit` UTF-8 bytes at a character boundary, "…" marking a cut."""
+    if len(name.encode("utf-8")) <= limit:
+        return name
+    cut = name.encode("utf-8")[: limit - len("…".encode())].decode("utf-8", "ignore")
+    return cut.rstrip() + "…"
+
+
 def check_name(name: str, what: str = "table name") -> str:
     """`name` stripped, if it is 1..40 UTF-8 bytes of printable text; else LocalProtocolError."""
     name = name.strip()
@@ -79,17 +87,25 @@ class TableInfo:
         return self.seats - self.taken
 
     @property
+    def incompatible(self) -> str | None:
+        """Why this cfnet cannot join the table (another network version), or None."""
+        if self.version == NET_VERSION:
+            return None
+        return f"needs cfnet protocol v{self.version}"
+
+    @property
     def instance(self) -> str:
         """The unique mDNS instance name: table name plus the start of the table id."""
         return f"{self.name} [{self.table_id.hex()[:12]}].{SERVICE_TYPE}"
 
     def to_txt(self) -> dict[str, str]:
-        """The TXT properties (every value far below 255 bytes)."""
+        """The TXT properties (every value far below 255 bytes); a host player name over 40
+        UTF-8 bytes (it may have 40 characters) is cut to fit."""
         return {
             "v": str(self.version),
             "name": self.name,
             "id": self.table_id.hex(),
-            "host": self.host,
+            "host": fit_name(self.host),
             "fp": self.fingerprint,
             "rules": self.rules.describe(),
             "seats": f"{self.taken}/{self.seats}",
@@ -105,7 +121,7 @@ class TableInfo:
             table_id = bytes.fromhex(fields["id"])
             taken, seats = (int(x) for x in fields["seats"].split("/"))
             version = int(fields["v"])
-            rules = _parse_rules(fields["rules"])
+            rules = parse_rules(fields["rules"])
             rules.check(seats)
             code = {"0": False, "1": True}[fields["code"]]
             fp = fields["fp"]
@@ -115,10 +131,12 @@ class TableInfo:
             raise TxtError("not a cfnet table record: bad table id or fingerprint")
         if not (MIN_PLAYERS <= seats <= MAX_PLAYERS and 0 <= taken <= seats):
             raise TxtError(f"not a cfnet table record: seats {taken}/{seats}")
+        if version < 1:
+            raise TxtError(f"not a cfnet table record: version {version}")
         return cls(name, table_id, host, fp, rules, seats, taken, code, address, port, version)
 
 
-def _parse_rules(text: str) -> RuleOptions:
+def parse_rules(text: str) -> RuleOptions:
     """The inverse of `RuleOptions.describe()`."""
     rules = RuleOptions()
     for item in text.split():

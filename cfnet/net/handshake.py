@@ -10,9 +10,10 @@ Join code: each side also sends HMAC(code_key, role || transcript || X25519 secr
 code_key = scrypt(code, salt = label || table id). The code never crosses the wire; a passive
 eavesdropper lacks the X25519 secret, so it cannot test guesses offline. The initiator proves
 first and the responder only answers a correct proof, so a fake joiner learns one bit per
-connection (online guessing, which the host can rate-limit). A fake host that the joiner
-dials does get the joiner's proof and can guess short codes offline (one scrypt per guess):
-the inherent limit of a MAC without a PAKE (see .drafts/net-plan.md, "join codes").
+connection (online guessing, which the lobby host rate-limits per source address). A fake
+host that the joiner dials does get the joiner's proof and can guess short codes offline
+(one scrypt per guess): the inherent limit of a MAC without a PAKE (see .drafts/net-plan.md,
+"join codes").
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ _LABEL = b"cfnet/v1/handshake"
 
 class HandshakeError(PeerProtocolError):
     """The peer did not authenticate, or is not who we expected, or refused us."""
+
+
+class WrongJoinCode(HandshakeError):
+    """The peer's join-code proof is wrong (the lobby host counts these per address)."""
 
 
 @lru_cache(maxsize=16)
@@ -277,4 +282,4 @@ class Handshake:
         if not _is_bytes(mac, MAC_BYTES) or not hmac.compare_digest(
             mac, self._mac(theirs_initiator)
         ):
-            raise HandshakeError("wrong join code")
+            raise WrongJoinCode("wrong join code")

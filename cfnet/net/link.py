@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
@@ -45,6 +45,7 @@ class Link:
         self._writer = writer
         self._limits = limits
         self._closed: LinkClosed | None = None
+        self._sent_at = asyncio.get_running_loop().time()  # of the last send
         self.peer: HandshakeResult | None = None
         address = writer.get_extra_info("peername")
         self.label = f"{address[0]}:{address[1]}" if isinstance(address, tuple) else "?"
@@ -65,9 +66,15 @@ class Link:
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Send one message; raises `LinkClosed` if the link is or becomes closed."""
+        await self.send_frames(encode_frame(message, self._limits))
+
+    async def send_frames(self, frames: bytes) -> None:
+        """Send frames already encoded (one or more, concatenated); raises `LinkClosed` if the
+        link is or becomes closed."""
         if self._closed is not None:
             raise self._closed
-        self._writer.write(encode_frame(message, self._limits))
+        self._writer.write(frames)
+        self._sent_at = asyncio.get_running_loop().time()
         try:
             await self._writer.drain()
         except OSError as exc:
@@ -116,6 +123,25 @@ class Link:
         self.peer = handshake.result
         self.label = f"{self.label} ({fingerprint(self.peer.peer_key)})"
         return self.peer
+
+    @contextlib.asynccontextmanager
+    async def pinging(self, interval: float) -> AsyncIterator[None]:
+        """Inside: a ping is sent whenever nothing was sent for `interval` s."""
+
+        async def ping() -> None:
+            loop = asyncio.get_running_loop()
+            with contextlib.suppress(LinkClosed):
+                while True:
+                    await asyncio.sleep(self._sent_at + interval - loop.time())
+                    if loop.time() - self._sent_at >= interval:
+                        await self.send({"t": "ping"})
+
+        task = asyncio.create_task(ping())
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.wait([task])  # never swallows our own cancellation
 
     async def close(self, reason: str) -> None:
         """Close the link, telling the peer `reason` (best effort); idempotent."""

@@ -6,7 +6,9 @@ The host listens on TCP and advertises the table by mDNS. A joiner dials it, aut
 time it changes; a joiner leaves by closing its link. When every seat is taken the host signs
 the genesis and sends it (`start`); each joiner checks it, opens its mesh listener and answers
 with its port (`ready`); the host then sends every seat's mesh address (`go`) and the lobby
-closes. Seat 0 is the host; joiners sit in the order they arrived.
+closes. Seat 0 is the host; joiners sit in the order they arrived. Both sides ping a quiet
+link and drop one on which nothing came for a while; the host refuses an address that gave
+too many wrong join codes lately.
 """
 
 from __future__ import annotations
@@ -14,15 +16,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
-from collections.abc import Awaitable, Callable
+import time
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity, fingerprint
-from cfnet.net.discovery import Discovery, TableInfo
-from cfnet.net.handshake import TABLE_ID_BYTES, Handshake
+from cfnet.net.discovery import Discovery, TableInfo, parse_rules
+from cfnet.net.handshake import (
+    NET_VERSION,
+    TABLE_ID_BYTES,
+    Handshake,
+    HandshakeResult,
+    WrongJoinCode,
+)
 from cfnet.net.link import Link, LinkClosed
 from cfnet.rules import RuleOptions
 from cfnet.table import SeatInfo, make_genesis, parse_genesis
@@ -32,12 +43,17 @@ log = logging.getLogger("cfnet.net")
 
 SIT_TIMEOUT = 10.0
 CONNECT_TIMEOUT = 5.0
+LOBBY_PING = 5.0  # a ping goes on a lobby link on which nothing was sent for this long
+LOBBY_IDLE = 15.0  # a lobby link on which nothing was received for this long is dropped
+MAX_CODE_FAILURES = 5  # wrong join codes (and attempts under way) per address...
+CODE_FAILURE_WINDOW = 60.0  # ...within this many seconds; then the address is refused
 
 Prepare = Callable[[bytes, int], Awaitable[int]]
 """Called with (genesis wire, my seat) once the table is set; opens the mesh listener and
 returns its port."""
 
 Say = Callable[[str], None]
+Addr = tuple[str, int]
 
 OnRoster = Callable[[list[tuple[str, bytes]], int], None]
 """Told (every seated player's (name, key) by seat, the number of seats) when the roster changes."""
@@ -57,7 +73,7 @@ class Seating:
 
     genesis: bytes
     seat: int
-    addresses: dict[int, tuple[str, int]]
+    addresses: dict[int, Addr]
     local_host: str
 
 
@@ -76,12 +92,73 @@ def _roster(names: list[tuple[str, bytes]], seats: int) -> list[str]:
     return lines + [f"  seat {i}: (free)" for i in range(len(names), seats)]
 
 
+async def _receive(link: Link, idle: float, who: str) -> dict[str, Any]:
+    """The next lobby message other than a ping; LobbyError (after closing the link) if
+    nothing came from `who` for `idle` s, LinkClosed if the link closed."""
+    while True:
+        try:
+            async with asyncio.timeout(idle):
+                message = await link.receive()
+        except TimeoutError:
+            reason = f"nothing received for {idle:g} s"
+            await link.close(reason)
+            raise LobbyError(f"{who} stopped answering ({reason})") from None
+        if message["t"] != "ping":
+            return message
+
+
+class _Guesses:
+    """Join-code attempts per source address: at most `limit` failures and attempts under way
+    within `window` s; an address over it is refused until its oldest failure is that old."""
+
+    def __init__(self, limit: int, window: float, clock: Callable[[], float]) -> None:
+        self._limit = limit
+        self._window = window
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = {}
+        self._pending: Counter[str] = Counter()
+
+    def refusal(self, address: str) -> str | None:
+        """Why `address` may not try now, or None (then call `begin`)."""
+        failures = self._failures.get(address, deque())
+        while failures and failures[0] <= self._clock() - self._window:
+            failures.popleft()
+        if not failures:
+            self._failures.pop(address, None)
+        if len(failures) + self._pending[address] < self._limit:
+            return None
+        if not failures:
+            return f"too many join attempts at once from {address}: try again in a moment"
+        wait = math.ceil(failures[0] + self._window - self._clock())
+        return (
+            f"too many wrong join codes from {address} (at most {self._limit} in "
+            f"{self._window:g} s): try again in {wait} s"
+        )
+
+    @contextlib.contextmanager
+    def attempt(self, address: str) -> Iterator[None]:
+        """Inside: an attempt from `address` is under way."""
+        self._pending[address] += 1
+        try:
+            yield
+        finally:
+            self._pending[address] -= 1
+            if not self._pending[address]:
+                del self._pending[address]
+
+    def failed(self, address: str) -> bool:
+        """Count a wrong code; True if that used up the address's attempts."""
+        self._failures.setdefault(address, deque()).append(self._clock())
+        return len(self._failures[address]) == self._limit
+
+
 @dataclass(eq=False)
 class _Joiner:
     name: str
     key: bytes
     link: Link
     host: str
+    started: bool = False  # sent the genesis: a `ready` is expected now
     ready: asyncio.Future[int] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
@@ -106,6 +183,9 @@ class HostLobby:
         port: int = 0,
         say: Say = print,
         on_roster: OnRoster | None = None,
+        ping_interval: float = LOBBY_PING,
+        idle_timeout: float = LOBBY_IDLE,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         options.check(seats)
         self.identity = identity
@@ -121,8 +201,12 @@ class HostLobby:
         self._port = port
         self._say = say
         self._on_roster = on_roster
+        self._ping_interval = ping_interval
+        self._idle_timeout = idle_timeout
+        self._guesses = _Guesses(MAX_CODE_FAILURES, CODE_FAILURE_WINDOW, clock)
         self._joiners: list[_Joiner] = []
         self._full = asyncio.Event()
+        self._roster_lock = asyncio.Lock()  # a roster is sent whole, and before the start
         self._started = False
         self._server: asyncio.Server | None = None
         self._info: TableInfo | None = None
@@ -154,25 +238,37 @@ class HostLobby:
             self._on_roster([(self.player, self.identity.public)], self.seats)
         return port
 
+    def _names(self) -> list[tuple[str, bytes]]:
+        return [(self.player, self.identity.public)] + [(j.name, j.key) for j in self._joiners]
+
     async def seat_all(self, prepare: Prepare) -> Seating:
         """Wait until every seat is taken, then sign and hand out the genesis."""
-        await self._full.wait()
-        infos = [SeatInfo(self.player, self.identity.public)]
-        infos += [SeatInfo(j.name, j.key) for j in self._joiners]
+        while not self._started:
+            await self._full.wait()
+            async with self._roster_lock:  # every joiner has the full roster
+                self._started = len(self._names()) == self.seats  # else one left meanwhile
+        infos = [SeatInfo(name, key) for name, key in self._names()]
         genesis = make_genesis(
             self.identity, self.table_id, self.name, self.options, infos, self.timeout
         ).wire
         port = await prepare(genesis, 0)
         for joiner in self._joiners:
+            joiner.started = True
             with contextlib.suppress(LinkClosed):
                 await joiner.link.send({"t": "start", "genesis": genesis})
+        if self._joiners:  # one deadline for all
+            await asyncio.wait([j.ready for j in self._joiners], timeout=self.timeout)
         addresses = {0: (self._interface, port)}
         for seat, joiner in enumerate(self._joiners, 1):
-            try:
-                async with asyncio.timeout(self.timeout):
-                    addresses[seat] = (joiner.host, await joiner.ready)
-            except (TimeoutError, LinkClosed) as exc:
-                self._say(f"seat {seat} ({joiner.name}) did not get ready: {exc}")
+            if joiner.ready.done():
+                error = joiner.ready.exception()
+                if error is None:
+                    addresses[seat] = (joiner.host, joiner.ready.result())
+                    continue
+            else:
+                error = TimeoutError(f"no 'ready' within {self.timeout} s")
+                await joiner.link.close(f"not ready within {self.timeout} s")
+            self._say(f"seat {seat} ({joiner.name}) did not get ready: {error}")
         rows = [["" if s == 0 else host, port] for s, (host, port) in sorted(addresses.items())]
         seats = [s for s in sorted(addresses)]
         for seat, joiner in enumerate(self._joiners, 1):
@@ -203,25 +299,32 @@ class HostLobby:
         if self._started:
             await link.close("the table has started: every seat is taken")
             return
+        refusal = self._guesses.refusal(host) if self._code is not None else None
+        if refusal is not None:
+            await link.close(refusal)
+            return
         handshake = Handshake(
             self.identity, initiator=False, table_id=self.table_id, join_code=self._code
         )
+        with self._guesses.attempt(host):
+            try:
+                result = await link.handshake(handshake)
+            except LinkClosed as closed:
+                if isinstance(closed.error, WrongJoinCode) and self._guesses.failed(host):
+                    self._say(
+                        f"{MAX_CODE_FAILURES} wrong join codes from {host} within "
+                        f"{CODE_FAILURE_WINDOW:g} s: it is refused for a while"
+                    )
+                return
         try:
-            result = await link.handshake(handshake)
-            async with asyncio.timeout(SIT_TIMEOUT):
-                message = await link.receive()
-        except (LinkClosed, TimeoutError) as exc:
+            message = await _receive(link, SIT_TIMEOUT, "the joiner")
+            player = self._check_sit(message, result.peer_key)
+        except (LinkClosed, LobbyError) as exc:
             await link.close(f"no seat taken: {exc}")
             return
-        key = result.peer_key
-        try:
-            player = self._check_sit(message, key)
-        except LobbyError as exc:
-            await link.close(str(exc))
-            return
-        joiner = _Joiner(player, key, link, host)
+        joiner = _Joiner(player, result.peer_key, link, host)
         self._joiners.append(joiner)
-        self._say(f"{player} ({fingerprint(key)}) sits in seat {len(self._joiners)}")
+        self._say(f"{player} ({fingerprint(joiner.key)}) sits in seat {len(self._joiners)}")
         await self._roster_changed()
         await self._listen(joiner)
 
@@ -243,41 +346,67 @@ class HostLobby:
 
     async def _listen(self, joiner: _Joiner) -> None:
         """Read the joiner's lobby messages until its link closes (before the start: it left)."""
+        link = joiner.link
         try:
-            while True:
-                message = await joiner.link.receive()
-                port = message.get("port")
-                if message["t"] == "ready" and type(port) is int and 0 < port <= 0xFFFF:
-                    if not joiner.ready.done():
+            async with link.pinging(self._ping_interval):
+                while True:
+                    message = await _receive(link, self._idle_timeout, joiner.name)
+                    port = message.get("port")
+                    if (
+                        message["t"] == "ready"
+                        and joiner.started
+                        and type(port) is int
+                        and 0 < port <= 0xFFFF
+                        and not joiner.ready.done()
+                    ):
                         joiner.ready.set_result(port)
-                    continue
-                await joiner.link.close(f"unexpected lobby message {message['t']!r}")
-        except LinkClosed as closed:
+                        continue
+                    early = (
+                        " before 'start'" if message["t"] == "ready" and not joiner.started else ""
+                    )
+                    await link.close(f"unexpected lobby message {message['t']!r}{early}")
+        except (LinkClosed, LobbyError) as gone:
             if not joiner.ready.done():
-                joiner.ready.set_exception(closed)
+                joiner.ready.set_exception(gone)
                 joiner.ready.exception()  # retrieved: nobody may await it after the start
             if not self._started:
                 self._joiners.remove(joiner)
-                self._say(f"{joiner.name} left the table ({closed.reason})")
+                self._say(f"{joiner.name} left the table ({link.closed and link.closed.reason})")
                 await self._roster_changed()
 
     async def _roster_changed(self) -> None:
-        names = [(self.player, self.identity.public)] + [(j.name, j.key) for j in self._joiners]
-        if len(names) == self.seats:
-            self._started = True
-            self._full.set()
-        for line in _roster(names, self.seats):
-            self._say(line)
-        if self._on_roster is not None:
-            self._on_roster(names, self.seats)
-        rows = [[name, key] for name, key in names]
-        for joiner in list(self._joiners):
-            with contextlib.suppress(LinkClosed):
-                await joiner.link.send({"t": "seats", "seats": rows, "of": self.seats})
+        async with self._roster_lock:
+            names = self._names()
+            if len(names) == self.seats:
+                self._full.set()
+            else:
+                self._full.clear()
+            for line in _roster(names, self.seats):
+                self._say(line)
+            if self._on_roster is not None:
+                self._on_roster(names, self.seats)
+            message = {
+                "t": "seats",
+                "seats": [[name, key] for name, key in names],
+                "of": self.seats,
+                "rules": self.options.describe(),
+            }
+            for joiner in list(self._joiners):
+                with contextlib.suppress(LinkClosed):
+                    await joiner.link.send(message)
         if self._discovery is not None and self._info is not None:
             self._info = replace(self._info, taken=len(names))
             with contextlib.suppress(Exception):
                 await self._discovery.update(self._info, [self._interface])
+
+
+@dataclass(frozen=True, slots=True)
+class _Roster:
+    """What the last `seats` message said: (name, key) by seat, the seats, the rules."""
+
+    names: list[tuple[str, bytes]]
+    seats: int
+    rules: RuleOptions
 
 
 async def join_table(
@@ -288,15 +417,22 @@ async def join_table(
     prepare: Prepare,
     *,
     code: str | None = None,
-    table_id: bytes | None = None,
-    host_fingerprint: str | None = None,
+    advertised: TableInfo | None = None,
     say: Say = print,
     on_roster: OnRoster | None = None,
+    ping_interval: float = LOBBY_PING,
+    idle_timeout: float = LOBBY_IDLE,
 ) -> Seating:
     """Take a seat at the table hosted at `host:port`; returns once the mesh addresses are known.
 
-    `prepare` runs when the genesis arrives (it must open the mesh listener). LobbyError if the
-    host refuses us or the seating breaks down."""
+    `advertised`: what mDNS said of the table (its id, host key, rules and seats are then
+    checked). `prepare` runs when the genesis arrives (it must open the mesh listener).
+    LobbyError if the host refuses us or the seating breaks down."""
+    if advertised is not None and advertised.incompatible is not None:
+        raise LobbyError(
+            f"table {advertised.name!r} {advertised.incompatible} and this cfnet speaks "
+            f"v{NET_VERSION}: it cannot be joined (update cfnet, or choose another table)"
+        )
     try:
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(host, port), CONNECT_TIMEOUT
@@ -305,101 +441,148 @@ async def join_table(
         raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
     local_host = str(writer.get_extra_info("sockname")[0])
     link = Link(reader, writer)
+    seat = _Sitting(identity, player, link, advertised, say, on_roster, idle_timeout)
     try:
-        return await _seat(
-            link,
+        handshake = Handshake(
             identity,
-            player,
-            host,
-            local_host,
-            prepare,
-            code,
-            table_id,
-            host_fingerprint,
-            say,
-            on_roster,
+            initiator=True,
+            table_id=None if advertised is None else advertised.table_id,
+            join_code=code,
         )
+        seat.check_host(await link.handshake(handshake))
+        async with link.pinging(ping_interval):
+            genesis, mine, addresses = await seat.run(prepare, host)
+        return Seating(genesis, mine, addresses, local_host)
     except LinkClosed as exc:
         raise LobbyError(f"the table closed our link: {exc.reason}") from None
     except PeerProtocolError as exc:
         await link.close(f"bad table entry: {exc.reason}")
         raise LobbyError(f"the host sent a bad table: {exc.reason}") from None
+    except LobbyError as exc:
+        await link.close(str(exc))
+        raise
     finally:
         await link.close("leaving the lobby")
 
 
-async def _seat(
-    link: Link,
-    identity: Identity,
-    player: str,
-    host: str,
-    local_host: str,
-    prepare: Prepare,
-    code: str | None,
-    table_id: bytes | None,
-    host_fingerprint: str | None,
-    say: Say,
-    on_roster: OnRoster | None,
-) -> Seating:
-    handshake = Handshake(identity, initiator=True, table_id=table_id, join_code=code)
-    result = await link.handshake(handshake)
-    host_key = result.peer_key
-    if host_fingerprint is not None and fingerprint(host_key) != host_fingerprint:
-        raise Unreachable(
-            f"the host's key is {fingerprint(host_key)}, the table advertised {host_fingerprint}"
-        )
-    await link.send({"t": "sit", "name": player})
-    shown: list[str] = []
-    genesis: bytes | None = None
-    seat = -1
-    while True:
-        message = await link.receive()
-        kind = message["t"]
-        if kind == "seats" and genesis is None:
-            names, of = _roster_of(message)
-            lines = _roster(names, of)
-            if lines != shown:
-                shown = lines
-                for line in lines:
-                    say(line)
-                if on_roster is not None:
-                    on_roster(names, of)
-        elif kind == "start" and genesis is None and isinstance(message.get("genesis"), bytes):
-            entry, name, options, _, seats = parse_genesis(message["genesis"])
-            if seats[0].key != host_key:
-                raise LobbyError("the table entry is not the host's")
-            mine = [s for s, info in enumerate(seats) if info.key == identity.public]
-            if len(mine) != 1 or seats[mine[0]].name != player:
-                raise LobbyError("the table entry does not give us the seat we took")
-            genesis, seat = entry.wire, mine[0]
-            say(
-                f"table {name!r} starts: you are seat {seat} of {len(seats)} ({options.describe()})"
+class _Sitting:
+    """The joiner's side of one lobby link, after the handshake."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        player: str,
+        link: Link,
+        advertised: TableInfo | None,
+        say: Say,
+        on_roster: OnRoster | None,
+        idle_timeout: float,
+    ) -> None:
+        self.identity = identity
+        self.player = player
+        self.link = link
+        self.advertised = advertised
+        self.say = say
+        self.on_roster = on_roster
+        self.idle_timeout = idle_timeout
+        self.table_id = b""
+        self.host_key = b""
+        self.roster: _Roster | None = None
+
+    def check_host(self, result: HandshakeResult) -> None:
+        """The host's key must be the advertised one."""
+        self.table_id, self.host_key = result.table_id, result.peer_key
+        advertised = self.advertised
+        if advertised is not None and fingerprint(self.host_key) != advertised.fingerprint:
+            raise Unreachable(
+                f"the host's key is {fingerprint(self.host_key)}, "
+                f"the table advertised {advertised.fingerprint}"
             )
-            await link.send({"t": "ready", "port": await prepare(genesis, seat)})
-        elif kind == "go" and genesis is not None:
-            addresses = _addresses(message, host)
-            return Seating(genesis, seat, addresses, local_host)
-        elif kind != "seats":
-            raise LobbyError(f"unexpected lobby message {kind!r}")
+
+    async def run(self, prepare: Prepare, host: str) -> tuple[bytes, int, dict[int, Addr]]:
+        """Sit, follow the roster, check the genesis, say ready; (genesis, seat, addresses)."""
+        await self.link.send({"t": "sit", "name": self.player})
+        shown: list[str] = []
+        genesis: bytes | None = None
+        seat = -1
+        while True:
+            message = await _receive(self.link, self.idle_timeout, "the host")
+            kind = message["t"]
+            if kind == "seats" and genesis is None:
+                self.roster = _roster_of(message)
+                lines = _roster(self.roster.names, self.roster.seats)
+                if lines != shown:
+                    shown = lines
+                    for line in lines:
+                        self.say(line)
+                    if self.on_roster is not None:
+                        self.on_roster(self.roster.names, self.roster.seats)
+            elif kind == "start" and genesis is None and isinstance(message.get("genesis"), bytes):
+                genesis, seat = self.check_genesis(message["genesis"])
+                await self.link.send({"t": "ready", "port": await prepare(genesis, seat)})
+            elif kind == "go" and genesis is not None:
+                return genesis, seat, _addresses(message, host)
+            elif kind != "seats":
+                raise LobbyError(f"unexpected lobby message {kind!r}")
+
+    def check_genesis(self, wire: bytes) -> tuple[bytes, int]:
+        """The genesis must be valid, the host's, for the table and roster of this lobby (and
+        its advertisement), with our seat as the roster showed it; (wire, our seat)."""
+        entry, name, options, _, seats = parse_genesis(wire)
+        roster, advertised = self.roster, self.advertised
+        listed = [(info.name, info.key) for info in seats]
+        mine = [s for s, info in enumerate(seats) if info.key == self.identity.public]
+        wrong = []
+        if entry.table_id != self.table_id:
+            wrong.append(f"it is for table {entry.table_id.hex()}, not {self.table_id.hex()}")
+        if seats[0].key != self.host_key:
+            wrong.append("it is not the host's")
+        if roster is None or listed != roster.names or len(seats) != roster.seats:
+            wrong.append("its seats are not those of the roster the lobby showed")
+        if roster is not None and options != roster.rules:
+            wrong.append(f"its rules {options.describe()} are not the lobby's")
+        if advertised is not None and (name, options, len(seats)) != (
+            advertised.name,
+            advertised.rules,
+            advertised.seats,
+        ):
+            wrong.append(
+                f"it is table {name!r} with {len(seats)} seats and rules {options.describe()}, "
+                f"the table advertised {advertised.name!r} with {advertised.seats} seats and "
+                f"rules {advertised.rules.describe()}"
+            )
+        if len(mine) != 1 or seats[mine[0]].name != self.player:
+            wrong.append("it does not give us the seat we took")
+        if wrong:
+            raise LobbyError("refusing the host's table entry: " + "; ".join(wrong))
+        self.say(
+            f"table {name!r} starts: you are seat {mine[0]} of {len(seats)} ({options.describe()})"
+        )
+        return entry.wire, mine[0]
 
 
-def _roster_of(message: dict[str, Any]) -> tuple[list[tuple[str, bytes]], int]:
-    """The (name, key) of each seated player and the number of seats in a 'seats' message."""
-    rows, seats = message.get("seats"), message.get("of")
+def _roster_of(message: dict[str, Any]) -> _Roster:
+    """What a 'seats' message says; LobbyError if it is malformed."""
+    rows, seats, rules = message.get("seats"), message.get("of"), message.get("rules")
+    if not (isinstance(rows, list) and type(seats) is int and isinstance(rules, str)):
+        raise LobbyError("malformed 'seats' message")
     names: list[tuple[str, bytes]] = []
-    if isinstance(rows, list) and type(seats) is int:
-        for row in rows:
-            if (
-                isinstance(row, list)
-                and len(row) == 2
-                and isinstance(row[0], str)
-                and isinstance(row[1], bytes)
-            ):
-                names.append((row[0][:MAX_NAME_CHARS], row[1]))
-    return names, seats if type(seats) is int else len(names)
+    for row in rows:
+        if not (
+            isinstance(row, list)
+            and len(row) == 2
+            and isinstance(row[0], str)
+            and isinstance(row[1], bytes)
+        ):
+            raise LobbyError("malformed 'seats' message")
+        names.append((row[0][:MAX_NAME_CHARS], row[1]))
+    try:
+        return _Roster(names, seats, parse_rules(rules))
+    except ValueError:
+        raise LobbyError(f"malformed 'seats' message: rules {rules[:100]!r}") from None
 
 
-def _addresses(message: dict[str, Any], host: str) -> dict[int, tuple[str, int]]:
+def _addresses(message: dict[str, Any], host: str) -> dict[int, Addr]:
     seats, rows = message.get("seats"), message.get("addresses")
     if not (isinstance(seats, list) and isinstance(rows, list) and len(seats) == len(rows)):
         raise LobbyError("malformed 'go' message")

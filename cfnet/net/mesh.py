@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from cfnet.identity import Identity, fingerprint
 from cfnet.log import entry_hash
+from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
 
@@ -48,7 +49,8 @@ whether the table layer took it (appended, or held until its predecessors arrive
 mesh echoes it on to every other peer. It must neither block nor raise; it may `post`."""
 
 _Resync = int  # a queued request to send the log from this position on
-_Item = dict[str, Any] | _Resync
+_Frame = bytes  # a frame already encoded (an entry: encoded once for all the links)
+_Item = dict[str, Any] | _Resync | _Frame
 
 
 class Mesh:
@@ -108,15 +110,15 @@ class Mesh:
 
     def post(self, wire: bytes) -> None:
         """Send our own entry (already stored) to every peer; a second post is a no-op."""
-        self._send_on(wire, skip=None)
+        self._send_on(wire, entry_hash(wire), skip=None)
 
-    def _send_on(self, wire: bytes, skip: bytes | None) -> None:
-        digest = entry_hash(wire)
+    def _send_on(self, wire: bytes, digest: bytes, skip: bytes | None) -> None:
         if digest not in self._seen:
             self._seen.add(digest)
+            frame = entry_frame(wire)
             for key in list(self._links):
                 if key != skip:
-                    self._enqueue(key, {"t": "entry", "wire": wire})
+                    self._enqueue(key, frame)
 
     async def disconnect(self, key: bytes, reason: str) -> None:
         """Close the link to `key` (the dialler will reconnect after its retry delay)."""
@@ -231,8 +233,9 @@ class Mesh:
         kind = message["t"]
         if kind == "entry" and isinstance(message.get("wire"), bytes):
             wire: bytes = message["wire"]
-            if entry_hash(wire) not in self._seen and self._deliver(wire, key):
-                self._send_on(wire, skip=key)
+            digest = entry_hash(wire)  # dedup first: the table decodes and verifies
+            if digest not in self._seen and self._deliver(wire, key):
+                self._send_on(wire, digest, skip=key)
         elif (
             kind == "sync"
             and type(message.get("count")) is int
@@ -265,13 +268,19 @@ class Mesh:
         while True:
             try:
                 async with asyncio.timeout(self._ping_interval):
-                    item = await queue.get()
+                    items = [await queue.get()]
             except TimeoutError:
                 await link.send({"t": "ping"})
                 continue
-            if isinstance(item, int):
-                for wire in self._store.since(item):
-                    await link.send({"t": "entry", "wire": wire})
-            else:
-                await link.send(item)
-            queue.task_done()
+            while not queue.empty():  # all that is queued goes out in one write
+                items.append(queue.get_nowait())
+            await link.send_frames(b"".join(self._frames(item) for item in items))
+            for _ in items:
+                queue.task_done()
+
+    def _frames(self, item: _Item) -> bytes:
+        if isinstance(item, bytes):
+            return item
+        if isinstance(item, int):
+            return b"".join(entry_frame(wire) for wire in self._store.since(item))
+        return encode_frame(item)

@@ -1,0 +1,75 @@
+"""What mDNS lists on 127.0.0.1: a host whose name is long in UTF-8 bytes stays visible (its
+name cut to fit the TXT record), and a table of another network version is listed as such."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import sys
+
+from cfnet.identity import Identity
+from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
+from cfnet.net.lobby import HostLobby, check_player
+from cfnet.rules import RuleOptions
+
+LOOPBACK = "127.0.0.1"
+HOST = Identity.from_seed(b"\x05" * 32)
+LONG = "名前" * 20  # 40 characters (a valid player name), 120 UTF-8 bytes
+
+
+def test_fit_name_cuts_at_a_character_boundary() -> None:
+    assert check_player(LONG) == LONG
+    assert fit_name("alice") == "alice" and fit_name("é" * 20) == "é" * 20  # 40 bytes: as is
+    cut = fit_name(LONG)
+    assert cut == "名前" * 6 + "…" and len(cut.encode()) == 39  # 36 + 3 bytes
+    assert fit_name("ab" + "é" * 20) == "ab" + "é" * 17 + "…"  # 2 + 34 + 3 bytes
+    assert fit_name("a" * 36 + " bcde") == "a" * 36 + "…"  # no space before the mark
+    assert all(len(fit_name("é" * n).encode()) <= MAX_NAME_BYTES for n in range(1, 41))
+
+
+async def _listings() -> tuple[TableInfo, TableInfo, str]:
+    table_id = os.urandom(16)
+    async with Discovery(LOOPBACK) as hosting, Discovery(LOOPBACK) as looking:
+        lobby = HostLobby(
+            HOST,
+            hosting,
+            name="Zoë's table",
+            player=LONG,
+            seats=3,
+            options=RuleOptions(rounds=2),
+            timeout=60,
+            code=None,
+            interface=LOOPBACK,
+            say=lambda text: None,
+        )
+        await lobby.open()
+        future = TableInfo(
+            "Future", table_id, "bob", HOST.fingerprint, RuleOptions(), 4, 1, False, port=9
+        )
+        await hosting.advertise(dataclasses.replace(future, version=7), [LOOPBACK])
+        browser = looking.browse()
+        try:
+            long = await browser.wait_for(lambda t: t.table_id == lobby.table_id, 10)
+            other = await browser.wait_for(lambda t: t.table_id == table_id, 10)
+            cli = await asyncio.create_subprocess_exec(
+                *(sys.executable, "-m", "cfnet.cli", "tables", "--interface", LOOPBACK),
+                *("--wait", "1.5"),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            out, err = await asyncio.wait_for(cli.communicate(), 20)
+            assert cli.returncode == 0, err.decode()
+        finally:
+            await lobby.close()
+    return long, other, out.decode()
+
+
+def test_a_long_host_name_and_another_version_are_listed() -> None:
+    long, other, listing = asyncio.run(_listings())
+    assert long.name == "Zoë's table" and long.host == fit_name(LONG)
+    assert long.incompatible is None
+    assert other.version == 7 and other.incompatible == "needs cfnet protocol v7"
+    rows = {line.split("  ")[0]: line for line in listing.splitlines()}
+    assert fit_name(LONG) in rows["Zoë's table"]
+    assert "Future (needs cfnet protocol v7)" in rows

@@ -1,0 +1,355 @@
+"""The lobby on 127.0.0.1 with real sockets: what a joiner checks in the genesis, the host's
+limit on join-code guesses, pings and idle timeouts on lobby links, `ready` only after
+`start` and within one deadline for all, and a seat freed just before the start."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from net_helpers import LOOPBACK, link_server
+
+from cfnet.identity import Identity
+from cfnet.net.discovery import TableInfo
+from cfnet.net.handshake import Handshake
+from cfnet.net.link import Link, LinkClosed
+from cfnet.net.lobby import HostLobby, LobbyError, Seating, join_table
+from cfnet.rules import RuleOptions
+from cfnet.table import SeatInfo, make_genesis, parse_genesis
+
+HOST = Identity.from_seed(b"\x01" * 32)
+GUEST = Identity.from_seed(b"\x02" * 32)
+OTHER = Identity.from_seed(b"\x03" * 32)
+TABLE = bytes(range(16))
+RULES = RuleOptions(rounds=3)
+QUIET = {"say": lambda text: None}
+
+
+async def prepare(genesis: bytes, seat: int) -> int:
+    return 40000 + seat
+
+
+def advertised(**changes: Any) -> TableInfo:
+    info = TableInfo("Kitchen", TABLE, "host", HOST.fingerprint, RULES, 2, 1, False)
+    return replace(info, **changes)
+
+
+# ---------------------------------------------------------------- the genesis a joiner accepts
+
+GOOD = {"table": TABLE, "rules": RULES, "seats": [("host", HOST), ("guest", GUEST)]}
+
+
+@pytest.mark.parametrize(
+    ("tamper", "advert", "why"),
+    [
+        ({}, {}, None),
+        ({"table": bytes(16)}, {}, f"it is for table {bytes(16).hex()}, not {TABLE.hex()}"),
+        ({"rules": RuleOptions(rounds=5)}, {}, "its rules rounds=5 start_trains=N"),
+        ({}, {"rules": RuleOptions(rounds=4)}, "the table advertised 'Kitchen' with 2 seats"),
+        ({"seats": GOOD["seats"] + [("other", OTHER)]}, {}, "not those of the roster"),
+        ({"seats": [("host", HOST), ("guest2", GUEST)]}, {}, "not give us the seat we took"),
+        ({"seats": [("host", HOST), ("other", OTHER)]}, {}, "not give us the seat we took"),
+    ],
+)
+def test_the_joiner_checks_the_genesis_against_handshake_lobby_and_advertisement(
+    tamper: dict[str, Any], advert: dict[str, Any], why: str | None
+) -> None:
+    genesis = GOOD | tamper
+    infos = [SeatInfo(name, key.public) for name, key in genesis["seats"]]
+    wire = make_genesis(HOST, genesis["table"], "Kitchen", genesis["rules"], infos, 60).wire
+
+    async def scenario() -> tuple[Seating | LobbyError, LinkClosed | None]:
+        async with link_server() as (port, accepted):
+            joining = asyncio.create_task(
+                join_table(
+                    GUEST,
+                    "guest",
+                    LOOPBACK,
+                    port,
+                    prepare,
+                    advertised=advertised(**advert),
+                    **QUIET,
+                )
+            )
+            link = await accepted.get()
+            await link.handshake(Handshake(HOST, initiator=False, table_id=TABLE))
+            assert await link.receive() == {"t": "sit", "name": "guest"}
+            roster = [["host", HOST.public], ["guest", GUEST.public]]
+            await link.send({"t": "seats", "seats": roster, "of": 2, "rules": RULES.describe()})
+            await link.send({"t": "start", "genesis": wire})
+            try:
+                assert await link.receive() == {"t": "ready", "port": 40001}
+                await link.send(
+                    {"t": "go", "seats": [0, 1], "addresses": [["", 40000], [LOOPBACK, 40001]]}
+                )
+                return await joining, None
+            except LinkClosed as closed:
+                with pytest.raises(LobbyError) as refused:
+                    await joining
+                return refused.value, closed
+
+    outcome, closed = asyncio.run(scenario())
+    if why is None:
+        assert isinstance(outcome, Seating) and outcome.seat == 1 and outcome.genesis == wire
+    else:
+        assert isinstance(outcome, LobbyError) and why in str(outcome), outcome
+        assert str(outcome).startswith("refusing the host's table entry: ")
+        assert closed is not None and why in closed.reason  # the host is told why
+
+
+# ---------------------------------------------------------------- a host in this process
+
+
+@dataclass
+class Hosted:
+    """A host lobby under test: its port, every roster it showed, every line it said."""
+
+    lobby: HostLobby
+    port: int
+    rosters: list[list[str]]
+    said: list[str]
+    changed: asyncio.Condition
+
+    async def roster_is(self, *names: str) -> None:
+        async with asyncio.timeout(10), self.changed:
+            await self.changed.wait_for(lambda: bool(self.rosters) and self.rosters[-1] == [*names])
+
+
+@contextlib.asynccontextmanager
+async def hosting(
+    code: str | None = None, timeout: int = 60, **options: Any
+) -> AsyncIterator[Hosted]:
+    """A 3-seat host lobby on 127.0.0.1 (no mDNS)."""
+    changed = asyncio.Condition()
+    rosters: list[list[str]] = []
+    said: list[str] = []
+
+    def on_roster(names: list[tuple[str, bytes]], of: int) -> None:
+        rosters.append([name for name, _ in names])
+        asyncio.get_running_loop().create_task(notify())
+
+    async def notify() -> None:
+        async with changed:
+            changed.notify_all()
+
+    lobby = HostLobby(
+        HOST,
+        None,
+        name="Kitchen",
+        player="host",
+        seats=3,
+        options=RULES,
+        timeout=timeout,
+        code=code,
+        interface=LOOPBACK,
+        say=said.append,
+        on_roster=on_roster,
+        **options,
+    )
+    port = await lobby.open()
+    try:
+        yield Hosted(lobby, port, rosters, said, changed)
+    finally:
+        await lobby.close()
+
+
+def joining(identity: Identity, name: str, port: int, **options: Any) -> asyncio.Task[Seating]:
+    return asyncio.create_task(
+        join_table(identity, name, LOOPBACK, port, prepare, **(QUIET | options))
+    )
+
+
+async def raw_joiner(identity: Identity, name: str, port: int) -> Link:
+    """A joiner made of the bare parts: handshake and `sit`, then the test says what it sends."""
+    link = await Link.connect(LOOPBACK, port)
+    await link.handshake(Handshake(identity, initiator=True, table_id=None))
+    await link.send({"t": "sit", "name": name})
+    return link
+
+
+async def until_closed(link: Link) -> LinkClosed:
+    with pytest.raises(LinkClosed) as closed:
+        async with asyncio.timeout(10):
+            while True:
+                await link.receive()
+    return closed.value
+
+
+# ---------------------------------------------------------------- join-code guesses
+
+
+def test_the_host_refuses_an_address_after_five_wrong_codes_for_a_minute() -> None:
+    now = [1000.0]
+
+    async def scenario() -> list[str]:
+        async with hosting(code="blue harbour 42", clock=lambda: now[0]) as host:
+            for _ in range(5):
+                with pytest.raises(LobbyError, match="wrong join code"):
+                    await joining(GUEST, "guest", host.port, code="red harbour 42")
+            with pytest.raises(LobbyError) as refused:  # even the right code, for a while
+                await joining(GUEST, "guest", host.port, code="blue harbour 42")
+            assert (
+                "too many wrong join codes from 127.0.0.1 (at most 5 in 60 s): try again in 60 s"
+                in str(refused.value)
+            )
+            now[0] += 59.0
+            with pytest.raises(LobbyError, match="try again in 1 s"):
+                await joining(GUEST, "guest", host.port, code="blue harbour 42")
+            now[0] += 1.0
+            guest = joining(GUEST, "guest", host.port, code="blue harbour 42")
+            await host.roster_is("host", "guest")
+            await leave(guest)
+        return host.said
+
+    said = asyncio.run(scenario())
+    assert "5 wrong join codes from 127.0.0.1 within 60 s: it is refused for a while" in said
+
+
+async def leave(joiner: asyncio.Task[Seating]) -> None:
+    joiner.cancel()
+    await asyncio.gather(joiner, return_exceptions=True)
+
+
+# ---------------------------------------------------------------- pings and idle timeouts
+
+
+def test_pings_keep_a_quiet_lobby_link_and_a_silent_joiner_is_dropped() -> None:
+    async def scenario() -> LinkClosed:
+        async with hosting(ping_interval=0.05, idle_timeout=0.5) as host:
+            guest = joining(GUEST, "guest", host.port, ping_interval=0.05, idle_timeout=0.5)
+            await host.roster_is("host", "guest")
+            silent = await raw_joiner(OTHER, "silent", host.port)  # sends no ping
+            await host.roster_is("host", "guest", "silent")
+            await host.roster_is("host", "guest")  # dropped after 0.5 s
+            assert not guest.done()  # the pinging guest stayed seated meanwhile
+            await leave(guest)
+            return await until_closed(silent)
+
+    assert asyncio.run(scenario()).reason == "peer said goodbye: 'nothing received for 0.5 s'"
+
+
+CFNET = [sys.executable, "-m", "cfnet.cli"]
+
+
+def test_a_joiner_gives_up_on_a_host_stopped_with_sigstop(tmp_path: Path) -> None:
+    host = _start_host(tmp_path)
+    try:
+        port = int(_read_until(host, "open on").rsplit(":", 1)[1].split()[0])
+
+        async def scenario() -> tuple[str, float]:
+            seated = asyncio.Event()
+            guest = joining(
+                GUEST, "guest", port, idle_timeout=6.0, on_roster=lambda *_: seated.set()
+            )
+            async with asyncio.timeout(10):
+                await seated.wait()
+            os.kill(host.pid, signal.SIGSTOP)  # the host vanishes without closing anything
+            stopped = time.monotonic()
+            with pytest.raises(LobbyError) as gone:
+                async with asyncio.timeout(12):
+                    await guest
+            return str(gone.value), time.monotonic() - stopped
+
+        error, after = asyncio.run(scenario())
+        assert error == "the host stopped answering (nothing received for 6 s)"
+        assert after < 6.0 + 3.0
+    finally:
+        os.kill(host.pid, signal.SIGCONT)
+        host.kill()
+        host.wait()
+
+
+def _start_host(home: Path) -> Any:
+    import subprocess
+
+    command = [*CFNET, "host", "--name", "Stopped", "--seats", "3", "--interface", LOOPBACK]
+    command += ["--strategy", "greedy", "--home", str(home)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _read_until(process: Any, marker: str) -> str:
+    for line in process.stdout:
+        if marker in line:
+            return str(line)
+    raise AssertionError(f"the host exited before saying {marker!r}")
+
+
+# ---------------------------------------------------------------- ready, start and seats
+
+
+def test_ready_before_start_is_refused() -> None:
+    async def scenario() -> LinkClosed:
+        async with hosting() as host:
+            early = await raw_joiner(GUEST, "early", host.port)
+            await host.roster_is("host", "early")
+            await early.send({"t": "ready", "port": 40001})
+            closed = await until_closed(early)
+            await host.roster_is("host")  # and its seat is free again
+            return closed
+
+    reason = asyncio.run(scenario()).reason
+    assert reason == "peer said goodbye: \"unexpected lobby message 'ready' before 'start'\""
+
+
+def test_the_host_waits_for_every_ready_at_once_within_one_deadline() -> None:
+    async def scenario() -> tuple[Seating, float, list[str]]:
+        async with hosting(timeout=1) as host:
+            mute = [
+                await raw_joiner(key, name, host.port) for key, name in ((GUEST, "a"), (OTHER, "b"))
+            ]
+            started = time.monotonic()
+            seating = await host.lobby.seat_all(prepare)
+            elapsed = time.monotonic() - started
+            for link in mute:
+                await link.close("test over")
+        return seating, elapsed, host.said
+
+    seating, elapsed, said = asyncio.run(scenario())
+    assert seating.addresses == {0: (LOOPBACK, 40000)}  # neither answered
+    assert 1.0 <= elapsed < 1.8  # one deadline of 1 s, not one per joiner
+    assert "seat 1 (a) did not get ready: no 'ready' within 1 s" in said
+    assert "seat 2 (b) did not get ready: no 'ready' within 1 s" in said
+
+
+def test_a_seat_freed_between_full_and_start_is_not_in_the_genesis() -> None:
+    async def scenario() -> tuple[Seating, list[Seating]]:
+        async with hosting() as host:
+            first = joining(GUEST, "first", host.port)
+            await host.roster_is("host", "first")
+            leaving = joining(OTHER, "leaving", host.port)
+            await host.roster_is("host", "first", "leaving")  # full
+            await leave(leaving)  # gone before the host signs
+            await host.roster_is("host", "first")
+            seating = asyncio.create_task(host.lobby.seat_all(prepare))
+            third = joining(Identity.from_seed(b"\x04" * 32), "third", host.port)
+            async with asyncio.timeout(10):
+                return await seating, [await first, await third]
+
+    seating, joined = asyncio.run(scenario())
+    names = [info.name for info in parse_genesis(seating.genesis)[4]]
+    assert names == ["host", "first", "third"]
+    assert [s.seat for s in joined] == [1, 2] and all(s.genesis == seating.genesis for s in joined)
+
+
+# ---------------------------------------------------------------- advertised versions
+
+
+def test_a_table_of_another_network_version_is_refused_before_dialling() -> None:
+    info = advertised(version=7, port=9)  # nothing listens on port 9: it is never dialled
+    assert info.incompatible == "needs cfnet protocol v7"
+    assert advertised().incompatible is None
+    with pytest.raises(LobbyError) as refused:
+        asyncio.run(join_table(GUEST, "guest", LOOPBACK, 9, prepare, advertised=info, **QUIET))
+    assert str(refused.value) == (
+        "table 'Kitchen' needs cfnet protocol v7 and this cfnet speaks v1: it cannot be joined "
+        "(update cfnet, or choose another table)"
+    )
