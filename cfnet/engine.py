@@ -19,7 +19,7 @@ from cfnet.rules import (
     round_double,
     yard_floor,
 )
-from cfnet.tiles import ALL_TILES, TILES_PER_NUMBER, Tile, TileParseError, double
+from cfnet.tiles import ALL_TILES, TILES_PER_NUMBER, Tile, TileParseError, a_number, double
 
 TOES = 3
 
@@ -354,7 +354,7 @@ class PublicRound:
         if self.end_reason is EndReason.BLOCKED:
             return f"blocked: {self.players} passes in a row with the yard at its floor"
         if self.end_reason is EndReason.DEAD_FOOT and self.foot is not None:
-            return f"dead foot: every tile with a {self.foot.low} is on the board"
+            return f"dead foot: every tile with {a_number(self.foot.low)} is on the board"
         return ""
 
     def requirement(self) -> str:
@@ -364,7 +364,8 @@ class PublicRound:
             d = self.centre.low
             return (
                 f"the centre {self.centre.label} has {self.trains} of {self.trains_needed} "
-                f"trains: every tile must start a new train with a {d} (end {self.next_label})"
+                f"trains: every tile must start a new train with {a_number(d)} "
+                f"(end {self.next_label})"
             )
         if phase is Phase.FOOT:
             assert self.foot is not None
@@ -372,7 +373,7 @@ class PublicRound:
             tiles = "tile" if self.toes_left == 1 else "tiles"
             return (
                 f"the foot on {self.foot.label} needs {self.toes_left} {more}{tiles} "
-                f"with a {self.foot.low} (end {self.next_label})"
+                f"with {a_number(self.foot.low)} (end {self.next_label})"
             )
         ends = ", ".join(f"{label} ({n})" for label, n in self.ends.items())
         return f"a tile may go on any open end: {ends}"
@@ -441,7 +442,7 @@ class PublicRound:
             elif end == self.next_label:
                 reason = f"the centre has its {self.trains_needed} trains and takes no new one"
         else:
-            reason = f"{tile.label} does not fit end {end}, which needs a {number}"
+            reason = f"{tile.label} does not fit end {end}, which needs {a_number(number)}"
         if where:
             raise IllegalMoveError(f"{reason}; {tile.label} fits {', '.join(where)}")
         ends = ", ".join(f"{label} ({n})" for label, n in self.ends.items())

@@ -6,7 +6,7 @@ import textwrap
 from collections.abc import Sequence
 
 from cfnet.engine import Draw, Game, Line, Phase, Play, PlayerView, PublicRound
-from cfnet.tiles import Tile
+from cfnet.tiles import Tile, a_number
 
 WIDTH = 80
 
@@ -46,9 +46,9 @@ def render_board(public: PublicRound) -> str:
         if label not in public.ends:
             return None
         if root == public.centre and phase is Phase.OPENING:
-            return f"{label}: new train, needs a {root.low}"
+            return f"{label}: new train, needs {a_number(root.low)}"
         if root == public.foot:
-            return f"{label}: new toe, needs a {root.low}"
+            return f"{label}: new toe, needs {a_number(root.low)}"
         return None
 
     def branch(root: Tile, indent: str) -> None:
@@ -118,7 +118,8 @@ def _instruction(view: PlayerView) -> str:
     need = public.requirement()
     if public.phase is Phase.FOOT and public.foot is not None:
         foot = public.foot
-        need = f"Foot on {foot.label}: {3 - public.toes_left} of 3 toes; you must play a {foot.low}"
+        toes = 3 - public.toes_left
+        need = f"Foot on {foot.label}: {toes} of 3 toes; you must play {a_number(foot.low)}"
     else:
         need = need[0].upper() + need[1:]
     if view.drawn is not None:

@@ -67,6 +67,7 @@ from cfnet.session import (
     RoundEnded,
     SessionEvent,
 )
+from cfnet.tiles import a_number
 
 WIDTH = 80
 LOG_ROWS = 4
@@ -176,7 +177,8 @@ def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> s
     if public.phase is Phase.FOOT and public.foot is not None:
         foot = public.foot
         down = TOES - public.toes_left
-        need = f"Foot on {foot.label}: {down} of {TOES} toes; {who} must play a {foot.low}. "
+        must = f"{who} must play {a_number(foot.low)}"
+        need = f"Foot on {foot.label}: {down} of {TOES} toes; {must}. "
     elif public.phase is Phase.OPENING:
         need = public.requirement()
         need = f"{need[0].upper()}{need[1:]}. "

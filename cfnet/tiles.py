@@ -95,3 +95,8 @@ TILES_PER_NUMBER = HIGHEST_PIP + 1
 def double(number: int) -> Tile:
     """The double of `number`, e.g. `double(9)` is `[9|9]`."""
     return Tile.of(number, number)
+
+
+def a_number(number: int) -> str:
+    """The number with its article, as a sentence says it: `a 5`, `an 8`."""
+    return f"an {number}" if number == 8 else f"a {number}"

@@ -3,7 +3,7 @@
 import pytest
 
 from cfnet.rules import RuleOptionError, RuleOptions, hand_size, round_double, yard_floor
-from cfnet.tiles import ALL_TILES, Tile, TileParseError, double
+from cfnet.tiles import ALL_TILES, Tile, TileParseError, a_number, double
 
 
 def test_double_nine_set_has_55_distinct_tiles_with_stable_indexes() -> None:
@@ -48,3 +48,7 @@ def test_rule_options_parse_check_and_round_trip() -> None:
         RuleOptions().with_assignment("speed=3")
     with pytest.raises(RuleOptionError, match=r"1\.\.10"):
         RuleOptions(rounds=11).check(2)
+
+
+def test_numbers_in_sentences_take_the_right_article() -> None:
+    assert [a_number(n) for n in (5, 8, 0)] == ["a 5", "an 8", "a 0"]
