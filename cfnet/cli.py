@@ -11,6 +11,9 @@ from types import ModuleType
 
 from cfnet import __version__, commands
 
+DEFAULT_COMMAND = "play"
+_OWN_OPTIONS = ("-h", "--help", "--version")
+
 
 def _command_modules() -> dict[str, ModuleType]:
     """Every sub-command module, keyed by its command name (module name, `_` as `-`)."""
@@ -38,13 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "run"):
-        default = "play" if "play" in _command_modules() else None
-        if default is None:
-            parser.print_help()
-            return 2
-        args = parser.parse_args([default, *(argv or sys.argv[1:])])
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or (words[0].startswith("-") and words[0] not in _OWN_OPTIONS):
+        words = [DEFAULT_COMMAND, *words]  # `cfnet [--interface ADDR ...]` opens the browser
+    args = parser.parse_args(words)
     code: int = args.run(args)
     return code
 

@@ -1,0 +1,26 @@
+"""The `cfnet` command line: sub-commands, and plain `cfnet` opening the table browser."""
+
+import pytest
+
+from cfnet.cli import main
+
+
+def test_options_without_a_command_go_to_the_browser(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--interface", "127.0.0.1", "--help"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: cfnet play")
+
+
+def test_an_unknown_command_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["bogus"])
+    assert exit_.value.code == 2
+    error = capsys.readouterr().err
+    assert "invalid choice: 'bogus'" in error and "demo" in error and "verify" in error
+
+
+def test_version_and_help_stay_cfnets_own(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: cfnet [-h] [--version] COMMAND")
