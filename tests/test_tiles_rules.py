@@ -2,7 +2,14 @@
 
 import pytest
 
-from cfnet.rules import RuleOptionError, RuleOptions, hand_size, round_double, yard_floor
+from cfnet.rules import (
+    RuleOptionError,
+    RuleOptions,
+    hand_size,
+    round_double,
+    rule_options,
+    yard_floor,
+)
 from cfnet.tiles import ALL_TILES, Tile, TileParseError, a_number, double
 
 
@@ -52,3 +59,9 @@ def test_rule_options_parse_check_and_round_trip() -> None:
 
 def test_numbers_in_sentences_take_the_right_article() -> None:
     assert [a_number(n) for n in (5, 8, 0)] == ["a 5", "an 8", "a 0"]
+
+
+def test_rule_assignments_from_the_command_line() -> None:
+    assert rule_options(["rounds=2", "start_trains=5"], 4) == RuleOptions(2, 5)
+    with pytest.raises(RuleOptionError, match=r"choose 2\.\.8"):
+        rule_options(["start_trains=1"], 2)

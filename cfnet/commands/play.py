@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from cfnet.rules import add_rule_argument
+
 HELP = "play Chicken Foot at the keyboard: find, host or join a LAN table (--offline: practise)"
 
 
@@ -50,13 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long each computer player takes to move (offline; default 0.5)",
     )
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="rule option (offline): rounds=1..10, start_trains=N..8, double_blank_50=on|off",
-    )
+    add_rule_argument(parser, "(offline)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,17 +61,14 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from cfnet.bots import BOT_STRATEGIES
-    from cfnet.rules import RuleOptionError, RuleOptions
+    from cfnet.rules import RuleOptionError, rule_options
     from cfnet.screen import GameScreen, score_lines
     from cfnet.sim_session import OfflineSession
 
     if not args.offline:
         return _play_lan(args)
     try:
-        options = RuleOptions()
-        for text in args.rule:
-            options = options.with_assignment(text)
-        options.check(args.players)
+        options = rule_options(args.rule, args.players)
     except RuleOptionError as error:
         print(f"cfnet play: {error}", file=sys.stderr)
         return 2

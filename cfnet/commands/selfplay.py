@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from cfnet.rules import RuleOptions
+from cfnet.rules import RuleOptions, add_rule_argument
 
 HELP = "play complete games between computer players offline and print the results"
 
@@ -20,13 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="greedy",
         help="comma-separated strategies (greedy, random), repeated round the table",
     )
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="rule option: rounds=1..10, start_trains=N..8, double_blank_50=on|off",
-    )
+    add_rule_argument(parser)
     parser.add_argument(
         "--show", action="store_true", help="print every round's final board and the scores"
     )
@@ -47,16 +39,13 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.bots import BOT_STRATEGIES
     from cfnet.engine import Game, Round
     from cfnet.render import render_board, render_hand, render_scores
-    from cfnet.rules import RuleOptionError, RuleOptions
+    from cfnet.rules import RuleOptionError, rule_options
     from cfnet.simulate import selfplay
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     unknown = [name for name in names if name not in BOT_STRATEGIES]
     try:
-        options = RuleOptions()
-        for text in args.rule:
-            options = options.with_assignment(text)
-        options.check(args.players)
+        options = rule_options(args.rule, args.players)
     except RuleOptionError as error:
         print(f"cfnet selfplay: {error}", file=sys.stderr)
         return 2

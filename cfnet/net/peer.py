@@ -38,7 +38,14 @@ from cfnet.net.lobby import (
     check_player,
     join_table,
 )
-from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+from cfnet.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    RuleOptionError,
+    RuleOptions,
+    add_rule_argument,
+    rule_options,
+)
 from cfnet.store import (
     StoreError,
     TableMeta,
@@ -289,13 +296,7 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seats", type=int, default=4, help=f"seats at the table, {MIN_PLAYERS}..{MAX_PLAYERS}"
     )
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="rule option: rounds=1..10, start_trains=N..8, double_blank_50=on|off",
-    )
+    add_rule_argument(parser)
     add_code_argument(parser)
     parser.add_argument(
         "--bots", type=int, default=0, metavar="K", help="start K computer players that join"
@@ -334,10 +335,7 @@ def check_host(args: argparse.Namespace) -> tuple[str, RuleOptions]:
     """The table's name and rules from `cfnet host` options (LocalProtocolError or
     RuleOptionError saying what is wrong)."""
     name = check_name(args.name)
-    options = RuleOptions()
-    for text in args.rule:
-        options = options.with_assignment(text)
-    options.check(args.seats)
+    options = rule_options(args.rule, args.seats)
     if not 0 <= args.bots < args.seats:
         raise LocalProtocolError(
             f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats"
