@@ -31,7 +31,10 @@ GUEST = Identity.from_seed(b"\x02" * 32)
 OTHER = Identity.from_seed(b"\x03" * 32)
 TABLE = bytes(range(16))
 RULES = RuleOptions(rounds=3)
-QUIET = {"say": lambda text: None}
+
+
+def quiet(text: str) -> None:
+    """Says nothing (the lobby's `say`)."""
 
 
 async def prepare(genesis: bytes, seat: int) -> int:
@@ -45,7 +48,7 @@ def advertised(**changes: Any) -> TableInfo:
 
 # ---------------------------------------------------------------- the genesis a joiner accepts
 
-GOOD = {"table": TABLE, "rules": RULES, "seats": [("host", HOST), ("guest", GUEST)]}
+GOOD: dict[str, Any] = {"table": TABLE, "rules": RULES, "seats": [("host", HOST), ("guest", GUEST)]}
 
 
 @pytest.mark.parametrize(
@@ -77,7 +80,7 @@ def test_the_joiner_checks_the_genesis_against_handshake_lobby_and_advertisement
                     port,
                     prepare,
                     advertised=advertised(**advert),
-                    **QUIET,
+                    say=quiet,
                 )
             )
             link = await accepted.get()
@@ -164,7 +167,7 @@ async def hosting(
 
 def joining(identity: Identity, name: str, port: int, **options: Any) -> asyncio.Task[Seating]:
     return asyncio.create_task(
-        join_table(identity, name, LOOPBACK, port, prepare, **(QUIET | options))
+        join_table(identity, name, LOOPBACK, port, prepare, **({"say": quiet} | options))
     )
 
 
@@ -348,7 +351,7 @@ def test_a_table_of_another_network_version_is_refused_before_dialling() -> None
     assert info.incompatible == "needs cfnet protocol v7"
     assert advertised().incompatible is None
     with pytest.raises(LobbyError) as refused:
-        asyncio.run(join_table(GUEST, "guest", LOOPBACK, 9, prepare, advertised=info, **QUIET))
+        asyncio.run(join_table(GUEST, "guest", LOOPBACK, 9, prepare, advertised=info, say=quiet))
     assert str(refused.value) == (
         "table 'Kitchen' needs cfnet protocol v7 and this cfnet speaks v1: it cannot be joined "
         "(update cfnet, or choose another table)"

@@ -265,18 +265,14 @@ class Mesh:
             await self._send_forever(link, queue)
 
     async def _send_forever(self, link: Link, queue: asyncio.Queue[_Item]) -> None:
-        while True:
-            try:
-                async with asyncio.timeout(self._ping_interval):
-                    items = [await queue.get()]
-            except TimeoutError:
-                await link.send({"t": "ping"})
-                continue
-            while not queue.empty():  # all that is queued goes out in one write
-                items.append(queue.get_nowait())
-            await link.send_frames(b"".join(self._frames(item) for item in items))
-            for _ in items:
-                queue.task_done()
+        async with link.pinging(self._ping_interval):  # not a timeout around every get
+            while True:
+                items = [await queue.get()]
+                while not queue.empty():  # all that is queued goes out in one write
+                    items.append(queue.get_nowait())
+                await link.send_frames(b"".join(self._frames(item) for item in items))
+                for _ in items:
+                    queue.task_done()
 
     def _frames(self, item: _Item) -> bytes:
         if isinstance(item, bytes):
