@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from cfnet.arguments import seconds_type
 from cfnet.bots import make_bot
 from cfnet.engine import Draw, IllegalMoveError, Play, PublicRound
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -542,16 +543,6 @@ async def _leave(lobby: HostLobby, discovery: Discovery) -> None:
 # ---------------------------------------------------------------------- the command
 
 
-def delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 10:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 to 10")
-    return value
-
-
 def seed(text: str) -> int:
     if not text.isdigit() or int(text) >= 1 << 63:
         raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 0 or more")
@@ -582,7 +573,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--delay",
-        type=delay,
+        type=seconds_type(0, 10, zero_ok=True),
         default=0.1,
         metavar="SECONDS",
         help="pause after each move so you can follow (default 0.1; 0: full speed)",

@@ -1,7 +1,10 @@
 """The `cfnet` command line: sub-commands, and plain `cfnet` opening the table browser."""
 
+import argparse
+
 import pytest
 
+from cfnet.arguments import seconds_type
 from cfnet.cli import main
 
 
@@ -24,3 +27,12 @@ def test_version_and_help_stay_cfnets_own(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit):
         main(["--help"])
     assert capsys.readouterr().out.startswith("usage: cfnet [-h] [--version] COMMAND")
+
+
+def test_seconds_options_refuse_what_is_out_of_range() -> None:
+    wait = seconds_type(0, 600)
+    delay = seconds_type(0, 10, zero_ok=True)
+    assert wait("2.5") == 2.5 and delay("0") == 0
+    for parse, text in ((wait, "0"), (wait, "601"), (wait, "soon"), (delay, "-1"), (delay, "11")):
+        with pytest.raises(argparse.ArgumentTypeError, match="give a number of seconds"):
+            parse(text)

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+from cfnet.arguments import seconds_type
 from cfnet.rules import add_rule_argument
 
 HELP = "play Chicken Foot at the keyboard: find, host or join a LAN table (--offline: practise)"
-
-
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 10:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 to 10")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--delay",
-        type=_delay,
+        type=seconds_type(0, 10, zero_ok=True),
         default=0.5,
         metavar="SECONDS",
         help="how long each computer player takes to move (offline; default 0.5)",

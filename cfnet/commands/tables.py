@@ -6,17 +6,9 @@ import argparse
 import asyncio
 import ipaddress
 
+from cfnet.arguments import seconds_type
+
 HELP = "List the tables open on the LAN (found by mDNS)."
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 600:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 < S <= 600")
-    return value
 
 
 def _ipv4(text: str) -> str:
@@ -31,7 +23,7 @@ def _ipv4(text: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--wait",
-        type=_seconds,
+        type=seconds_type(0, 600),
         default=2.0,
         metavar="SECONDS",
         help="how long to listen for tables (default: 2)",

@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cfnet.arguments import seconds_type
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity
@@ -83,16 +84,6 @@ def ipv4(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
         ) from None
-
-
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, 0 < S <= 3600")
-    return value
 
 
 def host_port(text: str) -> tuple[str, int]:
@@ -452,7 +443,7 @@ def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
     )
     parser.add_argument(
         "--wait",
-        type=seconds,
+        type=seconds_type(0, 3600),
         default=30.0,
         metavar="SECONDS",
         help="how long to look for the table on the LAN (default 30)",
