@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 from collections.abc import Callable
+
+
+class OptionValueError(argparse.ArgumentTypeError, ValueError):
+    """A typed value that is not of the form asked for; the message says the form."""
 
 
 def seconds_type(low: float, high: float, *, zero_ok: bool = False) -> Callable[[str], float]:
@@ -17,7 +22,25 @@ def seconds_type(low: float, high: float, *, zero_ok: bool = False) -> Callable[
         except ValueError:
             value = low - 1
         if not (low <= value if zero_ok else low < value) or value > high:
-            raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds, {allowed}")
+            raise OptionValueError(f"{text!r}: give a number of seconds, {allowed}")
         return value
 
     return parse
+
+
+def ipv4(text: str) -> str:
+    """An argparse `type=`: an interface's IPv4 address."""
+    try:
+        return str(ipaddress.IPv4Address(text))
+    except ValueError:
+        raise OptionValueError(
+            f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
+        ) from None
+
+
+def host_port(text: str) -> tuple[str, int]:
+    """An argparse `type=`: `HOST:PORT`, the address of a table to join directly."""
+    host, _, port = text.strip().rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) <= 0xFFFF:
+        raise OptionValueError(f"{text!r}: give HOST:PORT, e.g. 192.168.1.20:40123")
+    return host, int(port)

@@ -29,6 +29,7 @@ from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, 
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
+from cfnet.arguments import host_port
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity, fingerprint
 from cfnet.net import peer
@@ -270,14 +271,6 @@ class JoinTable:
 Choice = HostTable | JoinTable
 
 BROWSER_KEYS = "↑↓ select · Enter join · h host · c HOST:PORT by address · r refresh · q quit"
-
-
-def host_port(text: str) -> tuple[str, int]:
-    """HOST:PORT as typed; ValueError saying the form otherwise."""
-    host, _, port = text.strip().rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) <= 0xFFFF:
-        raise ValueError(f"{text!r}: give HOST:PORT, e.g. 192.168.1.20:40123")
-    return host, int(port)
 
 
 def _number(text: str, low: int, high: int, what: str) -> int:

@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from cfnet.arguments import seconds_type
+from cfnet.arguments import host_port, ipv4, seconds_type
 from cfnet.cli import main
 
 
@@ -35,4 +35,12 @@ def test_seconds_options_refuse_what_is_out_of_range() -> None:
     assert wait("2.5") == 2.5 and delay("0") == 0
     for parse, text in ((wait, "0"), (wait, "601"), (wait, "soon"), (delay, "-1"), (delay, "11")):
         with pytest.raises(argparse.ArgumentTypeError, match="give a number of seconds"):
+            parse(text)
+
+
+def test_addresses_are_checked_where_they_are_typed() -> None:
+    assert ipv4("127.0.0.1") == "127.0.0.1"
+    assert host_port(" 192.168.1.20:40123 ") == ("192.168.1.20", 40123)
+    for parse, text in ((ipv4, "my-laptop"), (host_port, "192.168.1.20"), (host_port, "h:99999")):
+        with pytest.raises(ValueError, match="give"):
             parse(text)

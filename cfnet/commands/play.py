@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.arguments import seconds_type
+from cfnet.arguments import ipv4, seconds_type
 from cfnet.rules import add_rule_argument
 
 HELP = "play Chicken Foot at the keyboard: find, host or join a LAN table (--offline: practise)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.net.peer import ipv4
     from cfnet.store import add_home_argument
 
     parser.add_argument(

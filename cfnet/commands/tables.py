@@ -4,20 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ipaddress
 
-from cfnet.arguments import seconds_type
+from cfnet.arguments import ipv4, seconds_type
 
 HELP = "List the tables open on the LAN (found by mDNS)."
-
-
-def _ipv4(text: str) -> str:
-    try:
-        return str(ipaddress.IPv4Address(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
-        ) from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--interface",
-        type=_ipv4,
+        type=ipv4,
         default=None,
         metavar="ADDR",
         help="IPv4 address of the interface to use (default: all)",

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import contextlib
 import getpass
-import ipaddress
 import logging
 import os
 import socket
@@ -23,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cfnet.arguments import seconds_type
+from cfnet.arguments import host_port, ipv4, seconds_type
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity
@@ -75,22 +74,6 @@ def say(text: str) -> None:
 
 
 # ---------------------------------------------------------------------- options
-
-
-def ipv4(text: str) -> str:
-    try:
-        return str(ipaddress.IPv4Address(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
-        ) from None
-
-
-def host_port(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) <= 0xFFFF:
-        raise argparse.ArgumentTypeError(f"{text!r}: give HOST:PORT, e.g. 192.168.1.20:40123")
-    return host, int(port)
 
 
 def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | None) -> None:
