@@ -10,7 +10,7 @@ import sys
 
 from cfnet.identity import Identity
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
-from cfnet.net.lobby import HostLobby, check_player
+from cfnet.net.lobby import HostLobby, check_player, join_table
 from cfnet.rules import RuleOptions
 
 LOOPBACK = "127.0.0.1"
@@ -73,3 +73,53 @@ def test_a_long_host_name_and_another_version_are_listed() -> None:
     rows = {line.split("  ")[0]: line for line in listing.splitlines()}
     assert fit_name(LONG) in rows["Zoë's table"]
     assert "Future (needs cfnet protocol v7)" in rows
+
+
+async def _seat_counts_seen() -> list[str]:
+    """The seat counts a browser lists while a guest joins a 3-seat table and leaves at once."""
+    async with Discovery(LOOPBACK) as hosting, Discovery(LOOPBACK) as looking:
+        lobby = HostLobby(
+            HOST,
+            hosting,
+            name="Comings and goings",
+            player="host",
+            seats=3,
+            options=RuleOptions(),
+            timeout=60,
+            code=None,
+            interface=LOOPBACK,
+            say=lambda text: None,
+        )
+        port = await lobby.open()
+        browser = looking.browse()
+        seen: list[str] = []
+
+        async def shows(taken: int) -> None:
+            table = await browser.wait_for(
+                lambda t: t.table_id == lobby.table_id and t.taken == taken, 5
+            )
+            seen.append(f"{table.taken}/{table.seats}")
+
+        async def prepare(genesis: bytes, seat: int) -> int:
+            raise AssertionError("the guest leaves before the start")
+
+        try:
+            await shows(1)
+            guest = asyncio.create_task(
+                join_table(
+                    Identity.generate(), "guest", LOOPBACK, port, prepare, say=lambda text: None
+                )
+            )
+            await shows(2)
+            guest.cancel()  # the guest leaves: the host announces 1/3 again, under a second on
+            await asyncio.gather(guest, return_exceptions=True)
+            await shows(1)
+        finally:
+            await lobby.close()
+        return seen
+
+
+def test_a_browser_follows_a_join_and_a_leave_within_a_second() -> None:
+    """zeroconf tells a browser nothing of a TXT record it still has cached (1/3 again): the
+    browser takes every TXT record it receives."""
+    assert asyncio.run(_seat_counts_seen()) == ["1/3", "2/3", "1/3"]

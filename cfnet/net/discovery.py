@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from zeroconf import IPVersion, ServiceStateChange, Zeroconf
+from zeroconf import IPVersion, RecordUpdate, RecordUpdateListener, ServiceStateChange, Zeroconf
+from zeroconf._dns import DNSText  # zeroconf's TXT record class (not in its __all__)
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from cfnet.errors import LocalProtocolError
@@ -150,16 +151,54 @@ def parse_rules(text: str) -> RuleOptions:
     return rules
 
 
-class TableBrowser:
-    """The tables seen so far (`tables`, by instance name); `wait_for` awaits a matching one."""
+def txt_properties(text: bytes) -> dict[bytes, bytes | None]:
+    """The key/value pairs of a TXT record's wire data (RFC 6763 6.3-6.4: the first of a
+    repeated key counts; a key without "=" has no value)."""
+    properties: dict[bytes, bytes | None] = {}
+    pos = 0
+    while pos < len(text):
+        item = text[pos + 1 : pos + 1 + text[pos]]
+        pos += 1 + text[pos]
+        key, sep, value = item.partition(b"=")
+        properties.setdefault(key, value if sep else None)
+    return properties
+
+
+class TableBrowser(RecordUpdateListener):
+    """The tables seen so far (`tables`, by instance name); `wait_for` awaits a matching one.
+
+    Each table's TXT is the last one received for its name: zeroconf's browser reports no
+    change when a TXT returns to a value it still has cached (a join then a leave within a
+    second), so every TXT record received is also listened to here."""
 
     def __init__(self, zc: AsyncZeroconf, skip: Callable[[str], bool]) -> None:
         self.tables: dict[str, TableInfo] = {}
         self._zc = zc
         self._skip = skip
+        self._txt: dict[str, bytes] = {}  # by lower-case name: the last TXT received
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
+        zc.zeroconf.async_add_listener(self, None)
         self._browser = AsyncServiceBrowser(zc.zeroconf, SERVICE_TYPE, handlers=[self._on_change])
+
+    def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
+        """zeroconf's call for every record received: note our tables' TXT; re-resolve a
+        listed table whose TXT differs from the last one."""
+        for update in records:
+            record = update.new
+            key = record.key
+            if (
+                not isinstance(record, DNSText)
+                or record.is_expired(now)
+                or not key.endswith("." + SERVICE_TYPE.lower())
+                or self._skip(record.name)
+                or self._txt.get(key) == record.text
+            ):
+                continue
+            self._txt[key] = record.text
+            listed = [name for name in self.tables if name.lower() == key]
+            for name in listed:
+                self._start(self._resolve(name))
 
     def _on_change(
         self, zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
@@ -167,15 +206,19 @@ class TableBrowser:
         if self._skip(name):
             return
         if state_change is ServiceStateChange.Removed:
-            task = asyncio.create_task(self._forget(name))
+            self._start(self._forget(name))
         else:
-            task = asyncio.create_task(self._resolve(name))
+            self._start(self._resolve(name))
+
+    def _start(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _forget(self, name: str) -> None:
         async with self._changed:
             self.tables.pop(name, None)
+            self._txt.pop(name.lower(), None)
             self._changed.notify_all()
 
     async def _resolve(self, name: str) -> None:
@@ -186,14 +229,17 @@ class TableBrowser:
         addresses = info.parsed_addresses(IPVersion.V4Only)
         if not addresses or info.port is None:
             return
+        text = self._txt.get(name.lower())  # the cache may hold older TXT values too
+        properties = info.properties if text is None else txt_properties(text)
         try:
-            table = TableInfo.from_txt(info.properties, addresses[0], info.port)
+            table = TableInfo.from_txt(properties, addresses[0], info.port)
         except TxtError as exc:
             log.debug("skipping %s: %s", name, exc)
             return
         async with self._changed:
-            self.tables[name] = table
-            self._changed.notify_all()
+            if self.tables.get(name) != table:
+                self.tables[name] = table
+                self._changed.notify_all()
 
     async def wait_for(self, predicate: Callable[[TableInfo], bool], timeout: float) -> TableInfo:
         """The first table seen for which `predicate` holds; TimeoutError after `timeout` s."""
@@ -212,6 +258,7 @@ class TableBrowser:
 
     async def cancel(self) -> None:
         """Stop browsing and resolving."""
+        self._zc.zeroconf.async_remove_listener(self)
         await self._browser.async_cancel()
         for task in list(self._tasks):
             task.cancel()
