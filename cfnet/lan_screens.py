@@ -338,13 +338,16 @@ class BrowserScreen(_Page):
             rules = table.rules
             trains = rules.trains_needed(table.seats)
             blank = " 0-0=50" if rules.double_blank_50 else ""
+            about = table.incompatible or f"{rules.rounds} round{_s(rules.rounds)}, {trains} trains"
             text = (
                 f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {table.name[:22]:<22} "
                 f"{table.host[:12]:<12} {f'{table.taken}/{table.seats}':<6} "
-                f"{f'{rules.rounds} round{_s(rules.rounds)}, {trains} trains{blank}':<25} "
+                f"{about + ('' if table.incompatible else blank):<25} "
                 f"{'yes' if table.code else ''}"
             )
-            rows.append([("class:selected" if i == chosen else "", text)])
+            styles = ["class:selected"] if i == chosen else []
+            styles += ["class:more"] if table.incompatible else []  # dimmed: it cannot be joined
+            rows.append([(" ".join(styles), text)])
         if 0 <= chosen < len(tables):
             table = tables[chosen]
             rows.append([("", "")])
@@ -407,7 +410,9 @@ class BrowserScreen(_Page):
             return
         table = tables[index]
         self.selected = table.instance
-        if table.free <= 0:
+        if table.refusal is not None:
+            self.error(table.refusal)
+        elif table.free <= 0:
             self.error(f"table {table.name!r} is full: choose another, or host one")
         elif table.code:
             self.ask(

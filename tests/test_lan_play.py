@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -22,8 +23,10 @@ from test_screen import COLOUR_CODE
 
 from cfnet.identity import Identity
 from cfnet.lan_screens import BrowserScreen, LanClient, LobbyScreen, Settings, Terminal
-from cfnet.net.discovery import Discovery
+from cfnet.net.discovery import Discovery, TableInfo
+from cfnet.net.handshake import NET_VERSION
 from cfnet.net.lobby import join_table
+from cfnet.rules import RuleOptions
 from cfnet.screen import GameScreen
 from cfnet.session import GameSession
 
@@ -319,3 +322,38 @@ def test_the_browser_in_colour_and_plain(monkeypatch: pytest.MonkeyPatch) -> Non
     written = render_browser(None)
     assert "tables on the LAN" in written
     assert not COLOUR_CODE.search(written)
+
+
+def test_a_table_of_another_version_is_listed_dimmed_and_not_joined() -> None:
+    future = TableInfo(
+        unique("future"), os.urandom(16), "bob", Identity.generate().fingerprint, RuleOptions(),
+        4, 1, False, port=9, version=NET_VERSION + 1,
+    )  # fmt: skip
+    needs = f"needs cfnet protocol v{NET_VERSION + 1}"
+
+    async def main() -> None:
+        with create_pipe_input() as keys:
+            async with Discovery(LOOPBACK) as hosting, Discovery(LOOPBACK) as looking:
+                await hosting.advertise(future, [LOOPBACK])
+                screen = BrowserScreen(looking, "Me", Terminal(keys, DummyOutput()))
+                task = asyncio.get_running_loop().create_task(screen.run())
+                await screen.browser.wait_for(lambda t: t.table_id == future.table_id, 10)
+                (row,) = [row for row in screen.body()[0] if future.name in row[0][1]]
+                assert re.search(rf" 1/4 +{needs} +$", row[0][1]), row
+                assert "class:more" in row[0][0].split()  # dimmed
+                number = [t.table_id for t in screen.tables()].index(future.table_id) + 1
+                keys.send_text(f"{number}\r")
+                async with asyncio.timeout(STEP_TIMEOUT):
+                    while screen.lines_typed == 0:  # polled: prompt_toolkit sets no event
+                        await asyncio.sleep(0.01)
+                assert screen.feedback == (
+                    "class:error",
+                    f"✗ table {future.name!r} {needs} and this cfnet speaks v{NET_VERSION}: "
+                    "it cannot be joined (update cfnet, or choose another table)",
+                )
+                assert screen.question is None and not task.done()  # still browsing
+                keys.send_text("q\r")
+                async with asyncio.timeout(STEP_TIMEOUT):
+                    assert await task is None
+
+    asyncio.run(main())

@@ -95,6 +95,16 @@ class TableInfo:
         return f"needs cfnet protocol v{self.version}"
 
     @property
+    def refusal(self) -> str | None:
+        """Why a person cannot join this table and what to do instead, or None."""
+        if self.incompatible is None:
+            return None
+        return (
+            f"table {self.name!r} {self.incompatible} and this cfnet speaks v{NET_VERSION}: "
+            "it cannot be joined (update cfnet, or choose another table)"
+        )
+
+    @property
     def instance(self) -> str:
         """The unique mDNS instance name: table name plus the start of the table id."""
         return f"{self.name} [{self.table_id.hex()[:12]}].{SERVICE_TYPE}"

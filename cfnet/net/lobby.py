@@ -28,7 +28,6 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity, fingerprint
 from cfnet.net.discovery import Discovery, TableInfo, parse_rules
 from cfnet.net.handshake import (
-    NET_VERSION,
     TABLE_ID_BYTES,
     Handshake,
     HandshakeResult,
@@ -428,11 +427,8 @@ async def join_table(
     `advertised`: what mDNS said of the table (its id, host key, rules and seats are then
     checked). `prepare` runs when the genesis arrives (it must open the mesh listener).
     LobbyError if the host refuses us or the seating breaks down."""
-    if advertised is not None and advertised.incompatible is not None:
-        raise LobbyError(
-            f"table {advertised.name!r} {advertised.incompatible} and this cfnet speaks "
-            f"v{NET_VERSION}: it cannot be joined (update cfnet, or choose another table)"
-        )
+    if advertised is not None and advertised.refusal is not None:
+        raise LobbyError(advertised.refusal)
     try:
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(host, port), CONNECT_TIMEOUT
