@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import re
 import textwrap
 from collections.abc import Awaitable, Callable, Sequence
@@ -704,9 +703,6 @@ class LanClient:
         settings = self.settings
         home = prepare_home(settings.home)
         identity = load_identity(home)
-        logging.basicConfig(  # warnings to a file: the screen is the terminal's
-            filename=home / "client.log", level=logging.WARNING, format="%(asctime)s %(message)s"
-        )
         common = ["--home", str(home)]
         common += ["--interface", settings.interface] if settings.interface else []
         common += ["--player", settings.name] if settings.name else []

@@ -5,6 +5,7 @@ two computer players it starts (`--bots 2`, each a `cfnet bot` process on 127.0.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import pty
 import select
@@ -14,7 +15,10 @@ import termios
 import time
 from pathlib import Path
 
+import pytest
 from lan_helpers import LOOPBACK, cfnet_verify, unique
+
+from cfnet.net.peer import log_file
 
 
 def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, str]:
@@ -30,6 +34,7 @@ def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, st
         while time.monotonic() < end:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
+                seen += _rest(fd)
                 return os.waitstatus_to_exitcode(status), seen.decode(errors="replace")
             ready, _, _ = select.select([fd], [], [], 0.05)
             if ready:
@@ -48,16 +53,47 @@ def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, st
         os.close(fd)
 
 
+def _rest(fd: int) -> bytes:
+    """What the terminal still holds once the process has ended."""
+    rest = b""
+    while select.select([fd], [], [], 0)[0]:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:  # the terminal is closed: all was read
+            break
+        if not chunk:
+            break
+        rest += chunk
+    return rest
+
+
 def test_a_person_hosts_and_plays_in_the_game_screen(tmp_path: Path) -> None:
+    """With --verbose, link events are logged to HOME/client.log, not over the screen."""
     home = tmp_path / "person"
     argv = [
         "host", "--name", unique("lan-screen"), "--seats", "3", "--rule", "rounds=1",
         "--bots", "2", "--interface", LOOPBACK, "--home", str(home), "--player", "Person",
+        "--verbose",
     ]  # fmt: skip
     code, screen = _play_on_a_terminal(argv)
     assert code == 0, screen[-3000:]
     assert "Game over" in screen
+    assert "cfnet: link " not in screen  # nothing logged over the screen
+    assert "link " in (home / "client.log").read_text()
+    assert f"cfnet: messages were logged in {home / 'client.log'}" in screen
     (log,) = home.glob("tables/*/table.cflog")
     bots = sorted(home.glob("bots/bot*/tables/*/table.cflog"))
     assert len(bots) == 2 and all(path.read_bytes() == log.read_bytes() for path in bots)
     assert cfnet_verify(log).returncode == 0
+
+
+def test_the_log_file_is_named_at_the_end_only_if_something_was_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with log_file(tmp_path):
+        logging.getLogger("cfnet.net").info("not logged: below the level")
+    assert capsys.readouterr().err == ""
+    with log_file(tmp_path, verbose=True):
+        logging.getLogger("cfnet.net").info("link x closed: bye")
+    assert capsys.readouterr().err == f"cfnet: messages were logged in {tmp_path / 'client.log'}\n"
+    assert "link x closed: bye" in (tmp_path / "client.log").read_text()

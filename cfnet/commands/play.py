@@ -86,14 +86,17 @@ def _play_lan(args: argparse.Namespace) -> int:
     from cfnet.errors import LocalProtocolError
     from cfnet.lan_screens import LanClient, Settings
     from cfnet.net.lobby import check_player
+    from cfnet.net.peer import log_file
+    from cfnet.store import prepare_home
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("cfnet play: the table browser needs a terminal", file=sys.stderr)
         return 2
     try:
         name = None if args.name is None else check_player(args.name)
-        settings = Settings(args.interface, args.home, name)
-        return asyncio.run(LanClient(settings).run())
+        home = prepare_home(args.home)
+        with log_file(home):  # warnings to a file: the screens own the terminal
+            return asyncio.run(LanClient(Settings(args.interface, home, name)).run())
     except (LocalProtocolError, OSError) as error:
         print(f"cfnet play: {error}", file=sys.stderr)
         return 1

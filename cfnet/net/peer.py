@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -67,6 +67,7 @@ log = logging.getLogger("cfnet.net")
 ANY = "0.0.0.0"
 MDNS_GROUP = ("224.0.0.251", 5353)
 BOT_EXIT_WAIT = 60.0
+CLIENT_LOG = "client.log"
 
 
 def say(text: str) -> None:
@@ -94,7 +95,11 @@ def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         + ("" if strategy_default else "; default: you play it in the game screen"),
     )
     parser.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
-    parser.add_argument("--verbose", action="store_true", help="log every link event")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="log every link event (to stderr; for a person's seat to HOME/client.log)",
+    )
     # `cfnet demo --seed`: the seat's round secrets derived from a public number (replayable)
     parser.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
 
@@ -106,21 +111,47 @@ def add_code_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def setup(args: argparse.Namespace) -> None:
-    """Logging to stderr (link events with --verbose); a person's seat needs a terminal."""
+    """A person's seat needs a terminal."""
     if args.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise LocalProtocolError(
             "a person's seat needs a terminal for the game screen; "
             "give --strategy greedy|random for a computer seat"
         )
-    setup_logging(args.verbose)
 
 
-def setup_logging(verbose: bool) -> None:
+def seat_logging(args: argparse.Namespace, home: Path) -> contextlib.AbstractContextManager[None]:
+    """Where the seat logs (link events too with --verbose): stderr for a computer seat;
+    HOME/client.log for a person's, whose terminal the screens own."""
+    if args.strategy is None:
+        return log_file(home, args.verbose)
     logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING,
+        level=logging.INFO if args.verbose else logging.WARNING,
         format="cfnet: %(message)s",
         stream=sys.stderr,
     )
+    return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def log_file(home: Path, verbose: bool = False) -> Iterator[None]:
+    """Log to HOME/client.log while a full screen owns the terminal (stderr would overwrite
+    it); at the end, say where on stderr if anything was logged."""
+    path = home / CLIENT_LOG
+    size = path.stat().st_size if path.exists() else 0
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO if verbose else logging.WARNING)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+        handler.close()
+        if path.stat().st_size > size:
+            print(f"cfnet: messages were logged in {path}", file=sys.stderr, flush=True)
 
 
 def default_address() -> str:
@@ -298,7 +329,8 @@ def run_host(args: argparse.Namespace) -> int:
         name, options = check_host(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
-        return asyncio.run(host(args, name, options, home, identity, screens_for(args)))
+        with seat_logging(args, home):
+            return asyncio.run(host(args, name, options, home, identity, screens_for(args)))
     except (LocalProtocolError, RuleOptionError, OSError) as exc:
         return _failed("host", exc)
     except KeyboardInterrupt:
@@ -442,7 +474,8 @@ def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
         setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
-        return asyncio.run(join(args, table, home, identity, screens_for(args)))
+        with seat_logging(args, home):
+            return asyncio.run(join(args, table, home, identity, screens_for(args)))
     except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
         return _failed(command, exc)
     except KeyboardInterrupt:
@@ -569,7 +602,8 @@ def run_resume(args: argparse.Namespace) -> int:
         if args.strategy is None:  # a computer seat stays one
             args.strategy = meta.strategy
         setup(args)
-        return asyncio.run(_resume(args, home, identity, meta))
+        with seat_logging(args, home):
+            return asyncio.run(_resume(args, home, identity, meta))
     except (LocalProtocolError, PeerProtocolError, OSError) as exc:
         return _failed("resume", exc)
     except KeyboardInterrupt:
