@@ -27,7 +27,10 @@ def _command_modules() -> dict[str, ModuleType]:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with one sub-parser per command module."""
     parser = argparse.ArgumentParser(
-        prog="cfnet", description="Peer-to-peer Chicken Foot dominoes on your LAN."
+        prog="cfnet",
+        description="Peer-to-peer Chicken Foot dominoes on your LAN.",
+        epilog=f"Plain `cfnet [OPTIONS]` runs `cfnet {DEFAULT_COMMAND} [OPTIONS]`: the table "
+        "browser. `cfnet demo` shows a whole game between computer players on this machine.",
     )
     parser.add_argument("--version", action="version", version=f"cfnet {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -8,7 +8,7 @@ import argparse
 from cfnet.arguments import ipv4, seconds_type
 from cfnet.rules import add_rule_argument
 
-HELP = "play Chicken Foot at the keyboard: find, host or join a LAN table (--offline: practise)"
+HELP = "Play at the keyboard: find, host or join a LAN table (--offline: practise alone)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

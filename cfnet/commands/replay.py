@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "show a saved game move by move: the board after each play, hands and scores"
+HELP = "Show a saved game move by move: the board after each play, hands and scores."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

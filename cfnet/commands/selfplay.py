@@ -6,7 +6,7 @@ import argparse
 
 from cfnet.rules import RuleOptions, add_rule_argument
 
-HELP = "play complete games between computer players offline and print the results"
+HELP = "Play complete games between computer players offline and print the results."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
