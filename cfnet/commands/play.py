@@ -19,7 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..8 (offline)")
     parser.add_argument(
-        "--name", default=None, help="your name at the table (default: your login; offline: You)"
+        "--player",
+        metavar="NAME",
+        default=None,
+        help="your name at the table (default: your login; offline: You)",
     )
     parser.add_argument(
         "--interface",
@@ -68,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     others = ["Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus"]
-    names = [args.name or "You", *others[: args.players - 1]]
+    names = [args.player or "You", *others[: args.players - 1]]
     session = OfflineSession(names, 0, options, seed, bots, args.delay)
     screen = GameScreen(session)
     code = asyncio.run(screen.run())
@@ -93,7 +96,7 @@ def _play_lan(args: argparse.Namespace) -> int:
         print("cfnet play: the table browser needs a terminal", file=sys.stderr)
         return 2
     try:
-        name = None if args.name is None else check_player(args.name)
+        name = None if args.player is None else check_player(args.player)
         home = prepare_home(args.home)
         with log_file(home):  # warnings to a file: the screens own the terminal
             return asyncio.run(LanClient(Settings(args.interface, home, name)).run())
