@@ -73,11 +73,16 @@ from cfnet.table_wire import (
 )
 
 SEED_BYTES = 32
-MAX_PENDING = 4096
 PREMATURE = "premature"
 OFFLINE = math.inf
 """The time to give a table replaying a finished log: every deadline has long passed."""
-MAX_ORDINARY_ENTRY = 256 * 1024
+MAX_ORDINARY_ENTRY = 8 * 1024
+"""The largest entry but an abort (the largest real one, a `shuffle_b`, is about 3.7 KB)."""
+MAX_ABORT_ENTRY = 2 * MAX_ORDINARY_ENTRY + 16 * 1024
+"""The largest abort: an equivocation proof carries two ordinary entries, plus the detail."""
+PENDING_SLACK = 8
+"""How far ahead of the chain an entry may be queued: 2 * players + PENDING_SLACK seqs."""
+MAX_PENDING_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,8 +207,8 @@ class Table:
         self.aborted_by: int | None = None
         self.over = False
         self.rejected: dict[int, str] = {}
-        self._pending: dict[int, list[bytes]] = {}
-        self._pending_count = 0
+        self._pending: dict[int, list[Entry]] = {}
+        self._pending_bytes = 0
         self._step_started = now
         self._chosen: Move | None = None
         self._events: list[Event] = []
@@ -347,45 +352,65 @@ class Table:
             entry = decode_entry(wire)
         except MalformedEntry as error:
             raise PeerProtocolError(f"malformed entry: {error.reason}") from None
+        limit = MAX_ABORT_ENTRY if entry.kind == ABORT else MAX_ORDINARY_ENTRY
+        if len(wire) > limit:
+            raise PeerProtocolError(f"entry {entry.seq} is over {limit} bytes")
         if self.aborted is not None:
             return self._earlier_abort(entry, now)
         if entry.table_id != self.table_id:
             raise PeerProtocolError(f"entry {entry.seq} is for another table", None)
         if entry.seat >= self.players:
             raise PeerProtocolError(f"entry {entry.seq} names seat {entry.seat}: no such seat")
-        if entry.kind != ABORT and len(wire) > MAX_ORDINARY_ENTRY:
-            raise PeerProtocolError(f"entry {entry.seq} is over {MAX_ORDINARY_ENTRY} bytes")
+        if entry.seq > len(self.entries):
+            self._queue(entry)
+            return []
         events = self._take(entry, now)
         while not self.finished and len(self.entries) in self._pending:
             waiting = self._pending.pop(len(self.entries))
-            self._pending_count -= len(waiting)
+            self._pending_bytes -= sum(len(queued.wire) for queued in waiting)
             for queued in waiting:
                 try:
-                    events += self._take(decode_entry(queued), now)
+                    events += self._take(queued, now, verified=True)
                 except PeerProtocolError:
                     continue
         return events
 
-    def _take(self, entry: Entry, now: float) -> list[Event]:
+    def _queue(self, entry: Entry) -> None:
+        """Keep a validly signed entry that is a little ahead of the chain until its turn."""
         seq, length = entry.seq, len(self.entries)
-        if seq > length:
-            if self._pending_count >= MAX_PENDING:
-                raise PeerProtocolError(f"entry {seq} is too far ahead of the chain ({length})")
-            self._pending.setdefault(seq, []).append(entry.wire)
-            self._pending_count += 1
-            return []
-        if seq < length and self.entries[seq].wire == entry.wire:
-            return []
-        key = self.seats[entry.seat].key
-        if not entry.verify(key):
-            self.rejected[entry.seat] = f"entry {seq} had a bad signature"
+        if seq > length + 2 * self.players + PENDING_SLACK:
+            raise PeerProtocolError(f"entry {seq} is too far ahead of the chain ({length})")
+        if not entry.verify(self.seats[entry.seat].key):
             raise PeerProtocolError(f"entry {seq}: the signature is not seat {entry.seat}'s")
+        if entry in self._pending.get(seq, ()):
+            return
+        if self._pending_bytes + len(entry.wire) > MAX_PENDING_BYTES:
+            raise PeerProtocolError(f"entry {seq}: too many entries wait ahead of the chain")
+        self._pending.setdefault(seq, []).append(entry)
+        self._pending_bytes += len(entry.wire)
+
+    def _take(self, entry: Entry, now: float, verified: bool = False) -> list[Event]:
+        """Place an entry at or below the next seq; `rejected` notes why a validly signed
+        one was refused (for the `timeout` detail, should its seat then stall)."""
+        seq = entry.seq
+        if seq < len(self.entries) and self.entries[seq].wire == entry.wire:
+            return []
+        if not verified and not entry.verify(self.seats[entry.seat].key):
+            raise PeerProtocolError(f"entry {seq}: the signature is not seat {entry.seat}'s")
+        try:
+            return self._take_signed(entry, now)
+        except PeerProtocolError as error:
+            self.rejected[entry.seat] = f"entry {seq}: {error.reason}"
+            raise
+
+    def _take_signed(self, entry: Entry, now: float) -> list[Event]:
+        seq, length = entry.seq, len(self.entries)
         links = seq > 0 and entry.prev == self.entries[seq - 1].hash
         if entry.kind == ABORT and links:
             return self._abort(entry, now)
         if seq < length:
             there = self.entries[seq]
-            if there.seat == entry.seat:
+            if there.seat == entry.seat and len(entry.wire) <= MAX_ORDINARY_ENTRY:
                 proof = Equivocation(there, entry)
                 detail = f"signed two different entries for seq {seq}"
                 fault = Fault(entry.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})

@@ -269,7 +269,8 @@ def test_bad_signature() -> None:
     network, _ = run(3, 15, 2, tamper=lambda n: _tamper_once(n, 2, "shuffle_a", forged))
     assert_caught(network, 2, TIMEOUT)
     assert any("signature" in str(e) for _, e in network.errors)
-    assert "bad signature" in network.tables[0].aborted.detail  # type: ignore[union-attr]
+    # anyone can forge a bad signature: the timeout does not say the seat sent it
+    assert "refused" not in network.tables[0].aborted.detail  # type: ignore[union-attr]
 
 
 def test_two_entries_for_the_same_place() -> None:

@@ -6,9 +6,19 @@ import pytest
 
 from cfnet.engine import PASS
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.identity import Identity
 from cfnet.log import Entry, sign_entry
 from cfnet.rules import RuleOptions
-from cfnet.table import LocalSeat, SeatInfo, Table, make_genesis
+from cfnet.table import (
+    MAX_ABORT_ENTRY,
+    MAX_ORDINARY_ENTRY,
+    MAX_PENDING_BYTES,
+    PENDING_SLACK,
+    LocalSeat,
+    SeatInfo,
+    Table,
+    make_genesis,
+)
 from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
 from cfnet.table_wire import TIMEOUT
 
@@ -93,12 +103,66 @@ def test_deadline_then_the_next_poster() -> None:
     assert drop and drop[0].kind == "accept"
 
 
-def test_entries_in_any_order() -> None:
+def test_entries_in_any_order_within_the_window() -> None:
+    """Entries up to 2 * players + PENDING_SLACK seqs ahead wait for their turn."""
     entries = play_protocol_game(2, 8, RuleOptions(rounds=1)).tables[0].entries
     observer = Table(entries[0].wire)
-    for entry in reversed(entries[1:]):
-        observer.receive(entry.wire, 0.0)
+    window = 2 * 2 + PENDING_SLACK
+    for start in range(1, len(entries), window):
+        for entry in reversed(entries[start : start + window]):
+            observer.receive(entry.wire, 0.0)
     assert observer.over and observer.entries == entries
+
+
+def test_entries_ahead_are_checked_and_bounded() -> None:
+    """An entry ahead of the chain is queued only if its seat signed it, it is near the head
+    and it fits the byte budget; a forgery leaves no mark on the seat it names."""
+    network = start_tables(3, 11, RuleOptions(rounds=1), timeout=30)
+    ids = [t.local.identity for t in network.tables]  # type: ignore[union-attr]
+    genesis = network.tables[0].entries[0]
+    observer = Table(genesis.wire)
+    mallory = sim_identity(99, 0)
+
+    def entry(signer: Identity, seq: int, body: bytes = b"", seat: int = 2) -> bytes:
+        wire = sign_entry(signer, genesis.table_id, seq, bytes(32), seat, "abort", {"x": body})
+        return wire.wire
+
+    for wire in (entry(mallory, 5), entry(mallory, 1), entry(ids[2], 1 + 6 + PENDING_SLACK + 1)):
+        with pytest.raises(PeerProtocolError):
+            observer.receive(wire, 0.0)
+    with pytest.raises(PeerProtocolError, match="over"):
+        observer.receive(entry(ids[2], 5, bytes(MAX_ABORT_ENTRY)), 0.0)
+    assert observer.rejected == {} and observer._pending_bytes == 0
+    queued = entry(ids[2], 5, bytes(MAX_ABORT_ENTRY // 2))
+    observer.receive(queued, 0.0)
+    observer.receive(queued, 0.0)  # the same wire again is kept once
+    assert observer._pending_bytes == len(queued)
+    with pytest.raises(PeerProtocolError, match="wait ahead"):
+        for seq in range(2, 6 + PENDING_SLACK):
+            for size in range(4):
+                observer.receive(entry(ids[2], seq, bytes(MAX_ABORT_ENTRY - 256 - size)), 0.0)
+    assert observer._pending_bytes <= MAX_PENDING_BYTES
+
+
+def test_a_forged_entry_is_not_blamed_on_its_seat() -> None:
+    """A badly signed entry naming the seat due is refused and not mentioned in the timeout
+    that blames the seat."""
+    network = start_tables(2, 12, RuleOptions(rounds=1), timeout=30)
+    genesis = network.tables[0].entries[0]
+    table = Table(genesis.wire, network.tables[0].local)
+    body = {"genesis": genesis.hash}
+    forged = sign_entry(sim_identity(99, 0), genesis.table_id, 1, genesis.hash, 1, "accept", body)
+    with pytest.raises(PeerProtocolError, match="signature"):
+        table.receive(forged.wire, 0.0)
+    assert table.rejected == {}
+    table.handle_timeout(31.0)
+    assert table.fault is not None and "refused" not in table.fault.detail
+
+
+def test_real_entries_fit_the_size_limits() -> None:
+    entries = play_protocol_game(8, 2, RuleOptions(rounds=1)).tables[0].entries
+    assert max(len(e.wire) for e in entries) * 2 <= MAX_ORDINARY_ENTRY
+    assert 2 * MAX_ORDINARY_ENTRY + 4096 <= MAX_ABORT_ENTRY
 
 
 def test_a_partitioned_seat_and_the_others_blame_each_other() -> None:
