@@ -320,6 +320,14 @@ class TableStore:
         """The metadata as last saved."""
         return _read_meta(self.path / META_FILE)
 
+    def count(self) -> int:
+        """How many entries the log holds (stored by `append` or found by `load`)."""
+        return len(self._entries)
+
+    def since(self, count: int) -> list[bytes]:
+        """The wire bytes of the stored entries from position `count` on, in log order."""
+        return [entry.wire for entry in self._entries[count:]]
+
     def save_meta(self, meta: TableMeta) -> None:
         """Replace the metadata atomically (e.g. new peer addresses, or finished=True)."""
         if meta.table_id != self.table_id:

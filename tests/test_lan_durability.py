@@ -6,6 +6,7 @@ and `go` resumes (as the computer player it was) and the game goes on."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import shutil
 import signal
 import time
@@ -18,7 +19,7 @@ from lan_helpers import LOOPBACK, Peer
 
 from cfnet.bots import GreedyBot
 from cfnet.identity import Identity
-from cfnet.log import decode_entry
+from cfnet.log import Entry, decode_entry
 from cfnet.logfile import read_log
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import HostLobby, join_table
@@ -27,6 +28,7 @@ from cfnet.rules import RuleOptions
 from cfnet.store import TableMeta, TableStore, load_identity, prepare_home
 from cfnet.table import LocalSeat, Table
 from cfnet.table_wire import ABORT, EQUIVOCATION, SHUFFLE_A, pack, unpack
+from cfnet.table_wire import TIMEOUT as LATE
 
 TIMEOUT = 6  # the table's timeout: also how long a resumed, finished peer lingers
 
@@ -39,17 +41,24 @@ class Seat:
     """An in-process computer seat, built as `cfnet host/join` builds one (the lobby's
     `prepare`): its own state directory, store, table and `NetGame`."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(
+        self,
+        home: Path,
+        table_class: type[Table] = Table,
+        store_class: type[TableStore] = TableStore,
+    ) -> None:
         self.home = prepare_home(home)
         self.identity = load_identity(self.home)
         self.game: NetGame | None = None
+        self.table_class = table_class
+        self.store_class = store_class
 
     async def prepare(self, genesis: bytes, seat: int) -> int:
-        table = Table(genesis, LocalSeat(self.identity, seat), time.monotonic())
+        table = self.table_class(genesis, LocalSeat(self.identity, seat), time.monotonic())
         meta = TableMeta(
             table.table_id, table.name, seat, table.players, table.options, strategy="greedy"
         )
-        store = TableStore.create(self.home, meta)
+        store = self.store_class.create(self.home, meta)
         store.append(table.entries[0])
         self.game = NetGame(self.identity, table, store, player=GreedyBot())
         port = await self.game.listen(LOOPBACK)
@@ -88,9 +97,11 @@ async def open_lobby(host: Seat, seats: int, timeout: int = TIMEOUT) -> tuple[Ho
     return lobby, await lobby.open()
 
 
-async def seat_in_order(host: Seat, joiners: Sequence[Seat]) -> list[NetGame]:
+async def seat_in_order(
+    host: Seat, joiners: Sequence[Seat], timeout: int = TIMEOUT
+) -> list[NetGame]:
     """Seat `host` and then `joiners` in this order (seat i+1 is joiners[i]); their games."""
-    lobby, port = await open_lobby(host, 1 + len(joiners))
+    lobby, port = await open_lobby(host, 1 + len(joiners), timeout)
     joins = []
     for number, joiner in enumerate(joiners, 1):
         join = join_table(joiner.identity, f"p{number}", LOOPBACK, port, joiner.prepare, say=quiet)
@@ -177,6 +188,47 @@ def test_an_abort_that_supersedes_entries_is_stored_before_it_is_sent(tmp_path: 
     assert image.wait(30) == 3, image.output()
     assert image.log_path().read_bytes() == logs[0]
     assert "resuming table 'durability'" in image.output()
+
+
+# ---------------------------------------------------------------------- a store that fails
+
+
+class FullDisk(TableStore):
+    """A store whose disk fills up when its seat appends an entry of its own (the genesis
+    aside): `append` raises OSError and writes nothing."""
+
+    def append(self, entry: Entry, *, durable: bool = True) -> bool:
+        if entry.seq > 0 and entry.seat == self.meta.seat:
+            raise OSError(errno.ENOSPC, "No space left on device (test)")
+        return super().append(entry, durable=durable)
+
+
+async def _unstored_entry_game(tmp: Path) -> tuple[list[NetGame], list[int]]:
+    """Seats 0 and 1 play; seat 2's store fails on its first own entry (its accept, posted
+    when seat 1's arrives). Then its link to seat 0 is cut: seat 0 resyncs from it."""
+    seats = [Seat(tmp / "h0"), Seat(tmp / "h1"), Seat(tmp / "h2", store_class=FullDisk)]
+    games = await seat_in_order(seats[0], seats[1:], timeout=2)
+    playing = [asyncio.create_task(game.play()) for game in games[:2]]
+    failing = games[2]  # not playing: it answers what the mesh delivers
+    async with asyncio.timeout(30):
+        while failing._fatal is None:
+            await asyncio.sleep(0.01)
+        await failing.mesh.disconnect(games[0].identity.public, "test: resync")
+        codes = await asyncio.gather(*playing)
+    await failing.close()
+    failing.store.close()
+    return games, list(codes)
+
+
+def test_an_entry_the_store_failed_to_save_never_reaches_a_peer(tmp_path: Path) -> None:
+    games, codes = asyncio.run(_unstored_entry_game(tmp_path))
+    assert codes == [3, 3]
+    stored = {entry.wire for entry in read_log(games[2].log_path)}
+    assert len(games[2].table.entries) > len(stored)  # its table holds the unsaved accept
+    final = read_log(games[0].log_path)
+    assert [e.seq for e in final if e.seat == 2 and e.wire not in stored] == []
+    abort = final[-1]
+    assert (abort.kind, abort.body["blamed"], abort.body["code"]) == (ABORT, 2, LATE)
 
 
 # ---------------------------------------------------------------------- resync to the same abort

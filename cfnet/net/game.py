@@ -3,7 +3,9 @@
 A thin shell around the sans-IO table: entries from the mesh go to `Table.receive` with
 `time.monotonic()`; the entries the table posts are written to the store (secrets first, then
 the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
-truncates the stored log); a timer is armed at `next_deadline()`.
+truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyncs peers from
+the store, never from the table, so no entry leaves before it is on disk; a store failure stops
+the game (nothing more is taken or posted).
 It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
 computer seats and scripts. At the end the saved file is checked to be exactly the chain the
 table verified as it came.
@@ -59,19 +61,6 @@ MAX_LINGER = 30.0
 Say = Callable[[str], None]
 
 
-class _Log:
-    """The mesh's view of the table's chain (for resyncing peers)."""
-
-    def __init__(self, table: Table) -> None:
-        self._table = table
-
-    def count(self) -> int:
-        return len(self._table.entries)
-
-    def since(self, count: int) -> Sequence[bytes]:
-        return [entry.wire for entry in self._table.entries[count:]]
-
-
 class NetGame:
     """One seat at a table on the LAN: its `Table`, `TableStore` and `Mesh`.
 
@@ -99,7 +88,7 @@ class NetGame:
         self._local = table.local
         self._saved_seeds = dict(self._local.seeds)
         self._keys = [info.key for info in table.seats]
-        self.mesh = Mesh(identity, table.table_id, self._keys, _Log(table), self._deliver)
+        self.mesh = Mesh(identity, table.table_id, self._keys, store, self._deliver)
         self._wake = asyncio.Event()
         self._queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
         self._fatal: BaseException | None = None
@@ -229,7 +218,10 @@ class NetGame:
 
     def _deliver(self, wire: bytes, key: bytes) -> bool:
         """An entry from the mesh (never raises); whether to echo it. After the end only an
-        entry of our final chain is echoed (an earlier abort that replaces ours joins it)."""
+        entry of our final chain is echoed (an earlier abort that replaces ours joins it);
+        once this game has stopped on a local failure nothing is taken."""
+        if self._fatal is not None:
+            return False
         finished = self.table.finished
         try:
             events = self.table.receive(wire, time.monotonic())
@@ -243,6 +235,8 @@ class NetGame:
         except Exception as exc:  # the mesh must not see it: this game stops
             self._fail(exc)
         self._wake.set()
+        if self._fatal is not None:
+            return False
         return not finished or self._in_chain(wire)
 
     def _in_chain(self, wire: bytes) -> bool:
@@ -250,8 +244,8 @@ class NetGame:
             seq = decode_entry(wire).seq
         except MalformedEntry:
             return False
-        entries = self.table.entries
-        return seq < len(entries) and entries[seq].wire == wire
+        stored = self.store.since(seq)
+        return bool(stored) and stored[0] == wire
 
     def _fail(self, exc: BaseException) -> None:
         log.error("cannot go on: %s", exc)
