@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 import shutil
 import signal
 import time
@@ -14,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from cheaters import resign
 from lan_helpers import LOOPBACK, Peer
 
@@ -27,6 +29,7 @@ from cfnet.net.mesh import Mesh
 from cfnet.rules import RuleOptions
 from cfnet.store import TableMeta, TableStore, load_identity, prepare_home
 from cfnet.table import LocalSeat, Table
+from cfnet.table_events import Event
 from cfnet.table_wire import ABORT, EQUIVOCATION, SHUFFLE_A, pack, unpack
 from cfnet.table_wire import TIMEOUT as LATE
 
@@ -229,6 +232,40 @@ def test_an_entry_the_store_failed_to_save_never_reaches_a_peer(tmp_path: Path) 
     assert [e.seq for e in final if e.seat == 2 and e.wire not in stored] == []
     abort = final[-1]
     assert (abort.kind, abort.body["blamed"], abort.body["code"]) == (ABORT, 2, LATE)
+
+
+# ---------------------------------------------------------------------- the table fails on an entry
+
+
+class Faulty(Table):
+    """A table with a bug: it raises on the first entry of seat 0 it is given."""
+
+    failed = False
+
+    def receive(self, wire: bytes, now: float) -> list[Event]:
+        if not self.failed and decode_entry(wire).seat == 0:
+            self.failed = True
+            raise RuntimeError("test: a bug in the table")
+        return super().receive(wire, now)
+
+
+async def _faulty_table_game(tmp: Path) -> list[int]:
+    seats = [Seat(tmp / "h0"), Seat(tmp / "h1", table_class=Faulty), Seat(tmp / "h2")]
+    games = await seat_in_order(seats[0], seats[1:])
+    async with asyncio.timeout(60):
+        return list(await asyncio.gather(*(game.play() for game in games)))
+
+
+def test_a_table_failing_on_an_entry_refuses_it_and_keeps_the_link(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="cfnet.net"):
+        codes = asyncio.run(_faulty_table_game(tmp_path))
+    # Refused with its traceback logged; the entry came again by seat 2's echo.
+    refused = [r for r in caplog.records if "the table failed on it" in r.getMessage()]
+    assert len(refused) == 1 and refused[0].levelno == logging.WARNING
+    assert refused[0].exc_info is not None and "a bug in the table" in caplog.text
+    assert codes == [0, 0, 0]
 
 
 # ---------------------------------------------------------------------- resync to the same abort

@@ -228,6 +228,11 @@ class NetGame:
         except PeerProtocolError as exc:
             log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
             return False
+        except Exception:  # our bug, not the peer's: refuse the entry, keep the link
+            log.warning(
+                "entry from %s not taken: the table failed on it", fingerprint(key), exc_info=True
+            )
+            return False
         try:
             self._handle(events)
             if events and self._fatal is None:
