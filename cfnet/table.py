@@ -64,6 +64,7 @@ from cfnet.table_wire import (
     check_body,
     genesis_spec,
     is_b32,
+    packed,
     parse_abort,
     round_body_spec,
     unpack,
@@ -619,7 +620,11 @@ class Table:
             if seq >= abort.seq or index >= DECK_SIZE:
                 return "the evidence names no earlier deck position"
             target = self.entries[seq]
-            if target.kind not in (SHUFFLE_A, SHUFFLE_B) or target.seat != claim.seat:
+            if (
+                target.kind not in (SHUFFLE_A, SHUFFLE_B)
+                or target.seat != claim.seat
+                or not packed(DECK_SIZE)(target.body.get("deck"))
+            ):
                 return f"entry {seq} is not a deck posted by seat {claim.seat}"
             if sodium.crypto_core_ed25519_is_valid_point(unpack(target.body["deck"])[index]):
                 return f"position {index} of entry {seq} is a valid point"
