@@ -681,8 +681,9 @@ class Table:
                 return None
             if now < self.fault_time + fault.posters.index(self.me) * self.timeout:
                 return None
-            seq = fault.seq if fault.code == EQUIVOCATION and fault.seq is not None else None
-            seq = len(self.entries) if seq is None else seq
+            seq = len(self.entries)
+            if fault.code == EQUIVOCATION and fault.seq:
+                seq = fault.seq  # at the contested seq; a second genesis (seq 0): at the head
             entry = local.sign(
                 self.table_id, seq, self.entries[seq - 1].hash, ABORT, fault.abort_body()
             )

@@ -20,7 +20,8 @@ from cfnet.table import (
     make_genesis,
 )
 from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
-from cfnet.table_wire import TIMEOUT
+from cfnet.table_verify import verify_entries
+from cfnet.table_wire import EQUIVOCATION, TIMEOUT
 
 
 def _logs(network: Network) -> set[bytes]:
@@ -206,3 +207,23 @@ def test_premature_timeout_claim_is_ignored() -> None:
     network.run()
     assert sent and all(t.over and t.aborted is None for t in network.tables)
     assert network.now == 0 and len(_logs(network)) == 1
+
+
+def test_a_second_genesis_is_an_equivocation_of_seat_0() -> None:
+    """Seat 0 signs two different table entries: the seat that sees both posts an abort with
+    the proof at the head (seq 0 cannot be superseded); everyone, and verify, blame seat 0."""
+    ids = [sim_identity(13, s) for s in range(3)]
+    seats = [SeatInfo(f"p{s}", ids[s].public) for s in range(3)]
+    genesis = make_genesis(ids[0], bytes(16), "t", RuleOptions(rounds=1), seats)
+    other = make_genesis(ids[0], bytes(16), "t2", RuleOptions(rounds=1), seats)
+    table = Table(genesis.wire, LocalSeat(ids[1], 1))
+    table.receive(other.wire, 0.0)
+    assert table.fault is not None and table.fault.code == EQUIVOCATION
+    (abort,) = table.outgoing(0.0)
+    assert abort.seq == 1 and abort.prev == genesis.hash
+    assert table.aborted is not None and table.aborted.seat == 0
+    observer = Table(genesis.wire)
+    observer.receive(abort.wire, 0.0)
+    assert observer.aborted is not None and observer.aborted.seat == 0
+    verdict = verify_entries([genesis, abort])
+    assert not verdict.ok and verdict.blamed == 0
