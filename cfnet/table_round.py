@@ -77,11 +77,12 @@ _KINDS = {step: frozenset({step.value}) for step in Step}
 
 
 def first_invalid(points: Sequence[bytes]) -> int:
-    """The index of the first point libsodium refuses (0 if, oddly, none is refused)."""
+    """The index of the first point libsodium refuses; LocalProtocolError if none is (a
+    multiplication failed for another reason: nobody can be accused of a bad point)."""
     for index, point in enumerate(points):
         if not sodium.crypto_core_ed25519_is_valid_point(point):
             return index
-    return 0
+    raise LocalProtocolError("a multiplication failed, yet every point of its input is valid")
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cfnet.deck import round_deck
 from cfnet.engine import PASS
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity
@@ -19,9 +20,11 @@ from cfnet.table import (
     Table,
     make_genesis,
 )
+from cfnet.table_round import first_invalid
 from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
 from cfnet.table_verify import verify_entries
 from cfnet.table_wire import EQUIVOCATION, TIMEOUT
+from cfnet.tiles import double
 
 
 def _logs(network: Network) -> set[bytes]:
@@ -227,3 +230,10 @@ def test_a_second_genesis_is_an_equivocation_of_seat_0() -> None:
     assert observer.aborted is not None and observer.aborted.seat == 0
     verdict = verify_entries([genesis, abort])
     assert not verdict.ok and verdict.blamed == 0
+
+
+def test_first_invalid_never_accuses_a_valid_deck() -> None:
+    deck = round_deck(double(9))
+    assert first_invalid([*deck[:3], bytes(32), *deck[3:]]) == 3
+    with pytest.raises(LocalProtocolError, match="every point"):
+        first_invalid(deck)
