@@ -1,7 +1,8 @@
 """`cfnet demo`: a complete game on loopback between real peers, watched live from one seat.
 
 The demo process hosts the table on 127.0.0.1 (mDNS and TCP bound there only) and sits in
-seat 0; every other seat is a `cfnet bot` process that finds the table by mDNS. Seat 0 plays
+seat 0; every other seat is a `cfnet bot` process that finds the table by mDNS (with --seed,
+`cfnet.demo_bot`: the same, its secrets derived from the seed, as seat 0's are). Seat 0 plays
 through the same `NetGame` driver as any peer: a computer player chosen here (paced so a person
 can follow), or the person at the keyboard in the game screen (`--human`). At the end the log
 is copied to a stable path and verified (the check `cfnet verify` runs).
@@ -24,6 +25,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
 
@@ -36,7 +38,7 @@ from cfnet.logfile import LogFileError, read_log
 from cfnet.net.discovery import Discovery
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import HostLobby
-from cfnet.net.peer import _drain, _Seat
+from cfnet.net.peer import Seat, drain, urandom
 from cfnet.render import render_board, render_hand
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.screen import describe_end, score_lines
@@ -50,7 +52,7 @@ from cfnet.session import (
     SessionEvent,
 )
 from cfnet.store import load_identity, prepare_home, table_dir
-from cfnet.table_sim import derived
+from cfnet.table_sim import derived, sim_entropy
 from cfnet.table_verify import verify_entries
 from cfnet.table_wire import DEFAULT_TIMEOUT
 
@@ -343,8 +345,9 @@ class Demo:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate, main)
         identity = load_identity(self.home)
         me = "you" if self.args.human else "demo"
-        local = argparse.Namespace(strategy=None, deal_seed=self.args.seed)
-        seat = _Seat(local, self.home, identity, LOOPBACK)
+        local = argparse.Namespace(strategy=None)
+        entropy = urandom if self.args.seed is None else partial(sim_entropy, self.args.seed)
+        seat = Seat(local, self.home, identity, LOOPBACK, entropy)
         discovery = Discovery(LOOPBACK)
         await discovery.__aenter__()
         lobby = HostLobby(
@@ -391,7 +394,7 @@ class Demo:
                 self.game.store.close()
             if leaving is not None:
                 await leaving
-            await _drain()  # lobby connections end by themselves once their links close
+            await drain()  # lobby connections end by themselves once their links close
         return self._finish(code)
 
     def _terminate(self, main: asyncio.Task[int]) -> None:
@@ -411,13 +414,17 @@ class Demo:
             name = BOT_NAMES[seat - 1]
             home = self.home / "bots" / name
             home.mkdir(parents=True, exist_ok=True)
+            # with --seed: `cfnet bot` whose secrets derive from the seed (cfnet.demo_bot)
+            bot = (
+                ["cfnet.cli", "bot"]
+                if self.args.seed is None
+                else ["cfnet.demo_bot", str(self.args.seed)]
+            )
             command = [
-                sys.executable, "-m", "cfnet.cli", "bot", "--table", self.name,
+                sys.executable, "-m", *bot, "--table", self.name,
                 "--interface", LOOPBACK, "--strategy", "greedy", "--player", name,
                 "--wait", str(BOT_FIND_WAIT), "--home", str(home),
             ]  # fmt: skip
-            if self.args.seed is not None:
-                command += ["--deal-seed", str(self.args.seed)]
             self._joined.clear()
             child = self.children.start(name, command, home / "output.txt")
             self.say(

@@ -105,6 +105,21 @@ def test_a_seed_plays_the_same_game_again(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "command", [["bot", "--connect", "127.0.0.1:1", "--interface", "127.0.0.1"], ["resume"]]
+)
+def test_no_real_seat_takes_secrets_from_a_public_seed(tmp_path: Path, command: list[str]) -> None:
+    """Only the demo's own computer players (cfnet.demo_bot) derive secrets from --seed."""
+    done = subprocess.run(
+        [*CFNET, *command, "--home", str(tmp_path), "--deal-seed", "1"],
+        capture_output=True,
+        text=True,
+        timeout=DEMO_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2 and "unrecognized arguments: --deal-seed" in done.stderr
+
+
+@pytest.mark.parametrize(
     ("when", "sig"),
     [("started Bob", signal.SIGINT), (" plays [", signal.SIGINT), (" plays [", signal.SIGTERM)],
     ids=["ctrl-c-seating", "ctrl-c-mid-game", "sigterm-mid-game"],

@@ -56,7 +56,6 @@ from cfnet.store import (
     prepare_home,
 )
 from cfnet.table import LocalSeat, Table
-from cfnet.table_sim import sim_entropy
 from cfnet.table_wire import DEFAULT_TIMEOUT, MAX_TIMEOUT
 
 if TYPE_CHECKING:
@@ -100,8 +99,6 @@ def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         action="store_true",
         help="log every link event (to stderr; for a person's seat to HOME/client.log)",
     )
-    # `cfnet demo --seed`: the seat's round secrets derived from a public number (replayable)
-    parser.add_argument("--deal-seed", type=int, default=None, help=argparse.SUPPRESS)
 
 
 def add_code_argument(parser: argparse.ArgumentParser) -> None:
@@ -203,21 +200,39 @@ async def _seating(
 # ---------------------------------------------------------------------- seating
 
 
-class _Seat:
-    """Builds the local game when the genesis arrives (the lobby's `prepare`)."""
+Entropy = Callable[[int], Callable[[int], bytes]]
+"""For a seat number, where that seat's round secrets come from (n -> n random bytes)."""
 
-    def __init__(self, args: argparse.Namespace, home: Path, identity: Identity, bind: str) -> None:
+
+def urandom(seat: int) -> Callable[[int], bytes]:
+    """Every real seat's secrets: the operating system's randomness."""
+    return os.urandom
+
+
+class Seat:
+    """Builds the local game when the genesis arrives (the lobby's `prepare`).
+
+    `entropy` is `urandom` for every real seat; only `cfnet demo --seed` passes another."""
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        home: Path,
+        identity: Identity,
+        bind: str,
+        entropy: Entropy = urandom,
+    ) -> None:
         self.args = args
         self.home = home
         self.identity = identity
         self.bind = bind
+        self.entropy = entropy
         self.game: NetGame | None = None
         self.port = 0
 
     async def prepare(self, genesis: bytes, seat: int) -> int:
-        seed = self.args.deal_seed
-        entropy = os.urandom if seed is None else sim_entropy(seed, seat)
-        table = Table(genesis, LocalSeat(self.identity, seat, entropy), time.monotonic())
+        local = LocalSeat(self.identity, seat, self.entropy(seat))
+        table = Table(genesis, local, time.monotonic())
         meta = TableMeta(
             table.table_id,
             table.name,
@@ -267,11 +282,11 @@ async def play(game: NetGame, screens: SeatScreens | None) -> int:
     else:
         assert screens is not None
         code = await screens.play(game)
-    await _drain()
+    await drain()
     return code
 
 
-async def _drain(timeout: float = 1.0) -> None:
+async def drain(timeout: float = 1.0) -> None:
     """Let the tasks of links just closed finish before the loop ends (asyncio.run would
     cancel them, and a cancelled server connection task is reported as an error)."""
     others = asyncio.all_tasks() - {asyncio.current_task()}
@@ -361,7 +376,7 @@ async def host(
 ) -> int:
     """Open the table, seat everyone (in the lobby screen for a person), play it."""
     address = args.interface or default_address()
-    seat = _Seat(args, home, identity, address)
+    seat = Seat(args, home, identity, address)
     bots: list[subprocess.Popen[bytes]] = []
     discovery = Discovery(args.interface)
     await discovery.__aenter__()
@@ -467,7 +482,9 @@ def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
     add_peer_arguments(parser, strategy_default)
 
 
-def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
+def run_join(
+    args: argparse.Namespace, table: str | None, command: str, entropy: Entropy = urandom
+) -> int:
     if table is None and args.connect is None:
         return _failed(command, LocalProtocolError("name a table, or give --connect HOST:PORT"))
     try:
@@ -475,7 +492,9 @@ def run_join(args: argparse.Namespace, table: str | None, command: str) -> int:
         home = prepare_home(args.home)
         identity = load_identity(home)
         with seat_logging(args, home):
-            return asyncio.run(join(args, table, home, identity, screens_for(args)))
+            return asyncio.run(
+                join(args, table, home, identity, screens_for(args), entropy=entropy)
+            )
     except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
         return _failed(command, exc)
     except KeyboardInterrupt:
@@ -489,9 +508,10 @@ async def join(
     identity: Identity,
     screens: SeatScreens | None,
     found: TableInfo | None = None,
+    entropy: Entropy = urandom,
 ) -> int:
     """Take a seat (the table `found` in a browser, at --connect, or by name), play it."""
-    seat = _Seat(args, home, identity, args.interface or ANY)
+    seat = Seat(args, home, identity, args.interface or ANY, entropy)
     player = player_name(args, identity)
     tell = say if screens is None else screens.say
     roster = None if screens is None else screens.roster
@@ -535,7 +555,7 @@ async def _join_by_name(
     name: str,
     identity: Identity,
     player: str,
-    seat: _Seat,
+    seat: Seat,
     say: Callable[[str], None],
     on_roster: OnRoster | None,
 ) -> Seating:

@@ -1,0 +1,32 @@
+"""A computer player of `cfnet demo --seed S`: `cfnet bot` whose round secrets derive from the
+public seed S, so that the demo can play the same game again.
+
+Demo only: anyone who knows S recomputes those secrets (every hand, the whole deal), so no real
+command offers this; only `cfnet demo` starts it: python -m cfnet.demo_bot S [cfnet bot options].
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from functools import partial
+
+from cfnet.commands import bot
+from cfnet.net.peer import run_join
+from cfnet.table_sim import sim_entropy
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run `cfnet bot` with the options after the seed, its secrets derived from the seed."""
+    if not argv or not argv[0].isdigit():
+        print("usage: python -m cfnet.demo_bot SEED [cfnet bot options]", file=sys.stderr)
+        return 2
+    parser = argparse.ArgumentParser(prog="cfnet demo bot")
+    bot.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    return run_join(args, args.table, "bot", entropy=partial(sim_entropy, int(argv[0])))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
