@@ -62,6 +62,7 @@ from cfnet.table_wire import (
     Fault,
     blame,
     check_body,
+    check_display_name,
     genesis_spec,
     is_b32,
     packed,
@@ -149,6 +150,12 @@ def make_genesis(
     if not seats or seats[0].key != identity.public:
         raise LocalProtocolError("the host must sit in seat 0 with its own key")
     options.check(len(seats))
+    try:
+        check_display_name(name, "table name")
+        for seat in seats:
+            check_display_name(seat.name, "player name")
+    except ValueError as error:
+        raise LocalProtocolError(str(error)) from None
     body = {
         "version": PROTOCOL_VERSION,
         "name": name,

@@ -157,6 +157,26 @@ def parse_abort(body: Mapping[str, Any], players: int) -> Fault:
     return Fault(body["blamed"], code, body["detail"], seq, evidence)
 
 
+def check_display_name(text: object, what: str) -> str:
+    """`text` if it is a name fit to show: 1..MAX_NAME_CHARS printable characters (no control
+    characters or escape sequences); ValueError saying so otherwise."""
+    if type(text) is not str or not 0 < len(text) <= MAX_NAME_CHARS or not text.isprintable():
+        raise ValueError(
+            f"{what} {text!r}: use 1 to {MAX_NAME_CHARS} printable characters"
+            " (no control characters)"
+        )
+    return text
+
+
+def is_display_name(value: Any) -> bool:
+    """Whether `check_display_name` takes `value`."""
+    try:
+        check_display_name(value, "name")
+    except ValueError:
+        return False
+    return True
+
+
 def genesis_spec() -> dict[str, Check]:
     """The fields of the `table` entry (seq 0)."""
 
@@ -167,8 +187,7 @@ def genesis_spec() -> dict[str, Check]:
             and all(
                 type(s) is dict
                 and set(s) == {"name", "key"}
-                and is_str(s["name"])
-                and 0 < len(s["name"]) <= MAX_NAME_CHARS
+                and is_display_name(s["name"])
                 and is_b32(s["key"])
                 for s in value
             )
@@ -176,7 +195,7 @@ def genesis_spec() -> dict[str, Check]:
 
     return {
         "version": lambda v: v == PROTOCOL_VERSION,
-        "name": lambda v: is_str(v) and 0 < len(v) <= MAX_NAME_CHARS,
+        "name": is_display_name,
         "options": lambda v: type(v) is dict,
         "timeout": lambda v: is_int(v) and 1 <= v <= MAX_TIMEOUT,
         "seats": seats_ok,

@@ -23,7 +23,7 @@ from cfnet.table import (
 from cfnet.table_round import first_invalid
 from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
 from cfnet.table_verify import verify_entries
-from cfnet.table_wire import EQUIVOCATION, TIMEOUT
+from cfnet.table_wire import EQUIVOCATION, PROTOCOL_VERSION, TIMEOUT, check_display_name
 from cfnet.tiles import double
 
 
@@ -237,3 +237,34 @@ def test_first_invalid_never_accuses_a_valid_deck() -> None:
     assert first_invalid([*deck[:3], bytes(32), *deck[3:]]) == 3
     with pytest.raises(LocalProtocolError, match="every point"):
         first_invalid(deck)
+
+
+@pytest.mark.parametrize(
+    ("table_name", "seat_name"),
+    [("t", "p\x1b[2J"), ("\x1b]0;owned\x07", "p"), ("t", "p\n"), ("t", "x" * 41), ("t", "")],
+)
+def test_a_genesis_with_an_unprintable_name_is_refused(table_name: str, seat_name: str) -> None:
+    """Names are shown on screens: an escape sequence, a control character or a name over 40
+    characters makes the genesis invalid, whoever signed it."""
+    ids = [sim_identity(14, s) for s in range(2)]
+    seats = [SeatInfo("p0", ids[0].public), SeatInfo(seat_name, ids[1].public)]
+    with pytest.raises(LocalProtocolError, match="printable"):
+        make_genesis(ids[0], bytes(16), table_name, RuleOptions(rounds=1), seats)
+    body = {
+        "version": PROTOCOL_VERSION,
+        "name": table_name,
+        "options": RuleOptions(rounds=1).to_plain(),
+        "timeout": 60,
+        "seats": [{"name": s.name, "key": s.key} for s in seats],
+    }
+    forged = sign_entry(ids[0], bytes(16), 0, bytes(32), 0, "table", body)
+    with pytest.raises(PeerProtocolError, match=r"field '(name|seats)'"):
+        Table(forged.wire)
+
+
+def test_display_names() -> None:
+    assert check_display_name("Zoë 🂡 " + "x" * 32, "player name").startswith("Zoë")
+    with pytest.raises(ValueError, match="player name '\\\\x1b\\[31mred': use 1 to 40"):
+        check_display_name("\x1b[31mred", "player name")
+    with pytest.raises(ValueError):
+        check_display_name(5, "table name")
