@@ -10,12 +10,16 @@ from cfnet.errors import PeerProtocolError
 from cfnet.log import Entry
 from cfnet.table import OFFLINE, Table
 from cfnet.table_events import Aborted, FaultFound, RoundScored
-from cfnet.table_wire import Fault
+from cfnet.table_wire import TIMEOUT, Fault
 
 
 @dataclass
 class Verdict:
-    """The outcome: `ok` for a complete, valid game; otherwise the first problem found."""
+    """The outcome: `ok` for a complete, valid game; otherwise the first problem found.
+
+    `blamed` is the seat the log names: proven at fault, the seat due where the log stops, or
+    the seat a `timeout` abort names; that last is only its poster's claim, which cannot be
+    checked offline (4.6): then `claimed` is set."""
 
     ok: bool
     table: Table | None
@@ -25,6 +29,7 @@ class Verdict:
     blamed: int | None = None
     abort: Fault | None = None
     abort_by: int | None = None
+    claimed: bool = False
 
 
 def _where(entry: Entry) -> str:
@@ -70,7 +75,9 @@ def verify_entries(entries: Sequence[Entry]) -> Verdict:
     elif verdict.abort is not None:
         claim = verdict.abort
         verdict.seq, verdict.blamed = claim.seq, claim.seat
-        verdict.problem = f"seat {claim.seat} {claim.detail} ({claim.code})"
+        verdict.claimed = claim.code == TIMEOUT  # the poster's word: time is not provable
+        said = f"seat {verdict.abort_by} claims " if verdict.claimed else ""
+        verdict.problem = f"{said}seat {claim.seat} {claim.detail} ({claim.code})"
     elif not table.over:
         due = table.due()
         verdict.seq = len(table.entries)

@@ -11,7 +11,7 @@ from cheaters import Cheater, resign, run
 from cfnet.cli import main
 from cfnet.logfile import write_log
 from cfnet.rules import RuleOptions
-from cfnet.table_sim import play_protocol_game
+from cfnet.table_sim import play_protocol_game, start_tables
 
 VECTOR = Path(__file__).parent / "vectors" / "game-2p-seed1.cfnlog"
 
@@ -49,6 +49,23 @@ def test_truncated_log_names_the_seat_due(
     out = capsys.readouterr().out
     assert "the log ends after entry 4: seat 1 was due to post shuffle_b" in out
     assert "to blame: seat 1" in out
+
+
+def test_a_timeout_abort_is_a_claim_not_a_proof(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30)
+    network.tampers = {1: lambda entry: []}  # seat 1's entries reach nobody
+    network.run()
+    entries = network.tables[0].entries
+    assert entries[-1].kind == "abort" and entries[-1].body["code"] == "timeout"
+    path = tmp_path / "timeout.cfnlog"
+    write_log(path, entries)
+    assert main(["verify", str(path)]) == 1  # the game did not finish
+    out = capsys.readouterr().out
+    assert "INVALID: seat 0 claims seat 1 did not post its accept within 30 s (timeout)" in out
+    assert "seat 0 (bot0) claims seat 1 (bot1) did not post in time; this cannot be" in out
+    assert "blame" not in out
 
 
 def test_forged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,4 +1,8 @@
-"""`cfnet verify FILE`: check a game log offline and print the rounds, scores and winner."""
+"""`cfnet verify FILE`: check a game log offline and print the rounds, scores and winner.
+
+Exit 0 for a complete, valid game; 1 otherwise (an invalid or unfinished log, an abort). A seat
+is named "to blame" only when the log proves it; a `timeout` abort is reported as the claim of
+the seat that posted it, which no one can check offline (protocol.md 4.6-4.7)."""
 
 from __future__ import annotations
 
@@ -39,9 +43,18 @@ def run(args: argparse.Namespace) -> int:
         print("the log is valid")
         return 0
     print(f"INVALID: {verdict.problem}")
+
+    def named(seat: int) -> str:
+        return f"seat {seat} ({table.seats[seat].name if table is not None else '?'})"
+
+    if verdict.claimed and verdict.abort is not None and verdict.abort_by is not None:
+        print(
+            f"{named(verdict.abort_by)} claims {named(verdict.abort.seat)} did not post in time; "
+            "this cannot be proven offline"
+        )
+        return 1
     if verdict.blamed is not None:
-        name = table.seats[verdict.blamed].name if table is not None else "?"
-        print(f"to blame: seat {verdict.blamed} ({name})")
+        print(f"to blame: {named(verdict.blamed)}")
     else:
         print("to blame: no seat can be proven at fault")
     if verdict.abort is not None and verdict.abort_by is not None:
