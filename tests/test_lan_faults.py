@@ -10,11 +10,14 @@ import os
 import random
 import signal
 import struct
+import subprocess
 from functools import partial
 from pathlib import Path
 
 import msgpack
+import pytest
 from lan_helpers import (
+    CFNET,
     LOOPBACK,
     Peer,
     cfnet_verify,
@@ -146,6 +149,20 @@ def test_junk_frames_and_forged_handshakes_close_only_their_link(tmp_path: Path)
         "signature does not verify",
     ):
         assert reason in said, (reason, said)
+
+
+@pytest.mark.parametrize("value", ["x", "7:2", "7:nan", "-1:0.1", "7:"])
+def test_a_malformed_chaos_setting_is_a_one_line_error(tmp_path: Path, value: str) -> None:
+    done = subprocess.run(
+        [*CFNET, "bot", "--connect", "127.0.0.1:1", "--interface", LOOPBACK],
+        env={**os.environ, "CFNET_HOME": str(tmp_path), "CFNET_TEST_CHAOS": value},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith(f"cfnet bot: CFNET_TEST_CHAOS={value!r}: expected SEED[:RATE]")
 
 
 def test_a_stalled_peer_gets_the_same_signed_timeout_abort_on_every_log(tmp_path: Path) -> None:

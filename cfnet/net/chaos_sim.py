@@ -1,14 +1,22 @@
 """Test-only fault injection: cut mesh links at random moments, from a seeded generator.
 
-Set CFNET_TEST_CHAOS=SEED:RATE in a peer's environment: after each entry it appends, with
-probability RATE, it closes its link to one connected peer (chosen by the same generator); the
-mesh reconnects and resyncs. `random` is fine here: nothing secret depends on it.
+For tests only (test_lan_faults): set CFNET_TEST_CHAOS=SEED[:RATE] in a peer's environment:
+after each entry it appends, with probability RATE, it closes its link to one connected peer
+(chosen by the same generator); the mesh reconnects and resyncs. A malformed value is a
+LocalProtocolError naming the variable. `random` is fine here: nothing secret depends on it.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import random
+from collections.abc import Mapping
+
+from cfnet.errors import LocalProtocolError
+
+CHAOS_ENV = "CFNET_TEST_CHAOS"
+DEFAULT_RATE = 0.05
 
 
 class Chaos:
@@ -25,10 +33,20 @@ class Chaos:
         return self._rng.choice(sorted(connected))
 
 
-def chaos_from_env() -> Chaos | None:
-    """The link cutter CFNET_TEST_CHAOS=SEED[:RATE] asks for (RATE default 0.05), if any."""
-    text = os.environ.get("CFNET_TEST_CHAOS")
+def chaos_from_env(environ: Mapping[str, str] = os.environ) -> Chaos | None:
+    """The link cutter CFNET_TEST_CHAOS=SEED[:RATE] asks for (RATE default 0.05), if any;
+    LocalProtocolError saying what is expected for a malformed value."""
+    text = environ.get(CHAOS_ENV)
     if not text:
         return None
-    seed, _, rate = text.partition(":")
-    return Chaos(int(seed), float(rate or "0.05"))
+    seed, colon, rate = text.partition(":")
+    try:
+        chance = float(rate) if colon else DEFAULT_RATE
+    except ValueError:
+        chance = math.nan
+    if not (seed.isdigit() and 0.0 <= chance <= 1.0):
+        raise LocalProtocolError(
+            f"{CHAOS_ENV}={text!r}: expected SEED[:RATE], a whole number and a probability "
+            f"from 0 to 1 (e.g. 7:0.05); it is a test-only setting: unset it to play"
+        )
+    return Chaos(int(seed), chance)

@@ -8,7 +8,7 @@ the store, never from the table, so no entry leaves before it is on disk; a stor
 the game (nothing more is taken or posted).
 It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
 computer seats and scripts. At the end the saved file is checked to be exactly the chain the
-table verified as it came.
+table verified as it came. `chaos` (tests only, net/chaos_sim.py) cuts links at random.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Each runs one asyncio loop: the lobby (host or joiner side, with mDNS where a table is found by
 name), then the `NetGame` driver over the mesh until the game is over; the exit code is the
-driver's (0: a complete game whose saved log verifies).
+driver's (0: a complete game whose saved log verifies). The environment variable
+CFNET_TEST_CHAOS (net/chaos_sim.py) is for tests only: it has the peer cut its links at random.
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ def add_code_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def setup(args: argparse.Namespace) -> None:
-    """A person's seat needs a terminal."""
+    """A person's seat needs a terminal; the test-only CFNET_TEST_CHAOS must be well formed."""
+    chaos_from_env()
     if args.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise LocalProtocolError(
             "a person's seat needs a terminal for the game screen; "
