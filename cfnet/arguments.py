@@ -44,3 +44,16 @@ def host_port(text: str) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) <= 0xFFFF:
         raise OptionValueError(f"{text!r}: give HOST:PORT, e.g. 192.168.1.20:40123")
     return host, int(port)
+
+
+def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:
+    """The repeatable `--rule NAME=VALUE` option (collected in `args.rule`); `scope` is a
+    note for the help, e.g. `(offline)`."""
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"rule option {scope}".rstrip() + ": rounds=1..10, start_trains=N..8, "
+        "double_blank_50=on|off",
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -118,19 +117,6 @@ class RuleOptions:
         trains = "N" if self.start_trains is None else str(self.start_trains)
         blank = "on" if self.double_blank_50 else "off"
         return f"rounds={self.rounds} start_trains={trains} double_blank_50={blank}"
-
-
-def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:
-    """The repeatable `--rule NAME=VALUE` option (collected in `args.rule`); `scope` is a
-    note for the help, e.g. `(offline)`."""
-    parser.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help=f"rule option {scope}".rstrip() + ": rounds=1..10, start_trains=N..8, "
-        "double_blank_50=on|off",
-    )
 
 
 def rule_options(assignments: Iterable[str], players: int) -> RuleOptions:

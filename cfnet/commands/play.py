@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.arguments import ipv4, seconds_type
-from cfnet.rules import add_rule_argument
+from cfnet.arguments import add_rule_argument, ipv4, seconds_type
 
 HELP = "Play at the keyboard: find, host or join a LAN table (--offline: practise alone)."
 

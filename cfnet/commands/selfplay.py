@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.rules import RuleOptions, add_rule_argument
+from cfnet.arguments import add_rule_argument
+from cfnet.rules import RuleOptions
 
 HELP = "Play complete games between computer players offline and print the results."
 

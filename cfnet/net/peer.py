@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cfnet.arguments import host_port, ipv4, seconds_type
+from cfnet.arguments import add_rule_argument, host_port, ipv4, seconds_type
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity
@@ -44,7 +44,6 @@ from cfnet.rules import (
     MIN_PLAYERS,
     RuleOptionError,
     RuleOptions,
-    add_rule_argument,
     rule_options,
 )
 from cfnet.store import (
