@@ -36,7 +36,7 @@ from cfnet.net.handshake import (
 from cfnet.net.link import Link, LinkClosed
 from cfnet.rules import RuleOptions
 from cfnet.table import SeatInfo, make_genesis, parse_genesis
-from cfnet.table_wire import MAX_NAME_CHARS
+from cfnet.table_wire import MAX_NAME_CHARS, check_display_name
 
 log = logging.getLogger("cfnet.net")
 
@@ -77,13 +77,11 @@ class Seating:
 
 
 def check_player(name: str) -> str:
-    """A player name: 1..MAX_NAME_CHARS printable characters (LocalProtocolError otherwise)."""
-    name = name.strip()
-    if not name or len(name) > MAX_NAME_CHARS or not name.isprintable():
-        raise LocalProtocolError(
-            f"player name {name!r}: use 1 to {MAX_NAME_CHARS} printable characters"
-        )
-    return name
+    """`name` stripped, if `check_display_name` takes it (LocalProtocolError otherwise)."""
+    try:
+        return check_display_name(name.strip(), "player name")
+    except ValueError as exc:
+        raise LocalProtocolError(str(exc)) from None
 
 
 def _roster(names: list[tuple[str, bytes]], seats: int) -> list[str]:
