@@ -527,8 +527,21 @@ class Table:
         dealt = tuple(tuple(result.tiles[s * h : (s + 1) * h]) for s in range(self.players))
         yard = result.tiles[self.players * h :]
         left = tuple(tuple(hand) for hand in replayed.hands)
-        moves = tuple(replayed.public.moves)
-        return [RoundScored(r.number, r.starter, dealt, yard, left, moves, r.scores, r.totals)]
+        public = replayed.public
+        assert public.end_reason is not None  # the audit replays the round to its end
+        scored = RoundScored(
+            r.number,
+            r.starter,
+            dealt,
+            yard,
+            left,
+            tuple(public.moves),
+            r.scores,
+            r.totals,
+            public.end_reason,
+            public.went_out,
+        )
+        return [scored]
 
     def _start_round(self) -> None:
         number = self.game.round_number

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cfnet.engine import Move
+from cfnet.engine import EndReason, Move
 from cfnet.log import Entry
 from cfnet.table_wire import Fault
 from cfnet.tiles import Tile
@@ -53,7 +53,7 @@ class MoveMade:
 @dataclass(frozen=True, slots=True)
 class RoundScored:
     """Round audited: who started, dealt hands, the yard as dealt, hands left at the end, the
-    moves, scores and game totals."""
+    moves, scores and game totals, how the round ended and who went out (None if nobody)."""
 
     round_number: int
     starter: int
@@ -63,6 +63,8 @@ class RoundScored:
     moves: tuple[Move, ...]
     scores: tuple[int, ...]
     totals: tuple[int, ...]
+    end_reason: EndReason
+    went_out: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from cfnet.bots import Player
-from cfnet.engine import Game, IllegalMoveError, Move, PlayerView, Round
+from cfnet.engine import Game, IllegalMoveError, Move, PlayerView
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity, fingerprint
 from cfnet.log import Entry, MalformedEntry, decode_entry
@@ -295,22 +295,10 @@ class NetGame:
                 self.result = GameEnded(event.totals, event.winners, self.log_path)
 
     def _round_ended(self, event: RoundScored) -> RoundEnded:
-        replay = Round(
-            self.table.players,
-            event.round_number,
-            event.starter,
-            [list(hand) for hand in event.dealt],
-            list(event.yard),
-            self.table.options,
-        )
-        for move in event.moves:
-            replay.apply(move)
-        public = replay.public
-        assert public.end_reason is not None
         return RoundEnded(
             event.round_number,
-            public.end_reason,
-            public.went_out,
+            event.end_reason,
+            event.went_out,
             event.left,
             event.scores,
             event.totals,
