@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from cfnet.engine import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, PlayerView, play
+from cfnet.engine import (
+    DRAW,
+    PASS,
+    Draw,
+    IllegalMoveError,
+    Move,
+    Pass,
+    Play,
+    PlayerView,
+    parse_move,
+    play,
+)
 from cfnet.tiles import Tile, TileParseError
 
 COMMANDS: dict[str, str] = {
@@ -91,10 +102,12 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
         return _draw_or_pass(DRAW if word == "draw" else PASS, view, moves, choose)
     try:
         if len(words) >= 2 and words[-1].isalpha():
-            tile, end = Tile.parse(" ".join(words[:-1])), words[-1]
+            typed = parse_move(" ".join(words))  # two or more words: a Play or an error
+            assert isinstance(typed, Play)
+            tile, end = typed.tile, typed.end
         else:
             tile, end = Tile.parse(" ".join(words)), None
-    except TileParseError:
+    except (TileParseError, IllegalMoveError):
         raise InputError(
             f"{text.strip()!r} is not a move or a command: type a move number "
             f"(1-{len(moves)}), a tile and an end like 9-3 b, draw, pass, or help"

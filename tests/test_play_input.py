@@ -85,6 +85,7 @@ def test_wrong_inputs_say_what_is_wrong_and_what_is_allowed() -> None:
     view = OPENING.view(0)
     assert "is not a move or a command" in error("banana", view)
     assert "is not a move or a command" in error("²", view)
+    assert "is not a move or a command" in error("x a", view)  # tile and end, no tile
     assert "draw, pass, or help" in error("banana", view)
     assert "type a move number" in error("   ", view)
     assert error("5", view) == "there is no move 5: choose from: 1) 9-3 a, 2) 9-2 a"
