@@ -57,6 +57,25 @@ def saved_log(output: str) -> Path:
     return Path(match.group(1))
 
 
+def _demo_until(tmp: Path, text: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """A running 3-player demo, read up to its first output line containing `text`."""
+    demo_process = subprocess.Popen(
+        [*CFNET, "demo", "--players", "3", "--rounds", "10", "--delay", "0.05"],
+        cwd=tmp,
+        env=_env(tmp),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert demo_process.stdout is not None
+    seen = []
+    for line in demo_process.stdout:
+        seen.append(line)
+        if text in line:
+            break
+    return demo_process, seen
+
+
 def test_three_players_play_a_verified_round_and_leave_nothing_behind(tmp_path: Path) -> None:
     done = demo(tmp_path, "--players", "3", "--rounds", "1", "--delay", "0")
     out = done.stdout
@@ -125,21 +144,8 @@ def test_no_real_seat_takes_secrets_from_a_public_seed(tmp_path: Path, command: 
     ids=["ctrl-c-seating", "ctrl-c-mid-game", "sigterm-mid-game"],
 )
 def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Signals) -> None:
-    demo_process = subprocess.Popen(
-        [*CFNET, "demo", "--players", "3", "--rounds", "10", "--delay", "0.05"],
-        cwd=tmp_path,
-        env=_env(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert demo_process.stdout is not None
-    seen = []
+    demo_process, seen = _demo_until(tmp_path, when)
     try:
-        for line in demo_process.stdout:
-            seen.append(line)
-            if when in line:
-                break
         demo_process.send_signal(sig)
         rest, errors = demo_process.communicate(timeout=20)
     finally:
@@ -153,21 +159,8 @@ def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Sig
 
 
 def test_a_computer_player_that_dies_is_named_and_the_demo_fails(tmp_path: Path) -> None:
-    demo_process = subprocess.Popen(
-        [*CFNET, "demo", "--players", "3", "--rounds", "10", "--delay", "0.05"],
-        cwd=tmp_path,
-        env=_env(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert demo_process.stdout is not None
-    seen = []
+    demo_process, seen = _demo_until(tmp_path, " plays [")
     try:
-        for line in demo_process.stdout:
-            seen.append(line)
-            if " plays [" in line:
-                break
         victim = child_pids("".join(seen))[0]
         os.kill(victim, signal.SIGKILL)
         rest, errors = demo_process.communicate(timeout=20)
