@@ -569,13 +569,14 @@ class Table:
         if claim.seat == entry.seat:
             raise PeerProtocolError("an abort cannot blame its own author", entry.seat)
         problem = self._check_claim(claim, entry, now)
+        due = self._expected_at(entry.seq)  # who was due there, whatever the abort says
         if problem == PREMATURE:
             self._held = entry  # taken if our own clock agrees before the seat posts
             return []
         if problem is not None:
             if entry.seq < len(self.entries) or self.fault is not None:
                 raise PeerProtocolError(f"abort refused: {problem}", entry.seat)
-            self._append(entry, now, -1)
+            self._append(entry, now, due)
             detail = f"its abort does not hold: {problem}"
             return [Appended(entry), *self._found(blame(entry.seat, detail, entry.seq).fault, now)]
         superseded: list[Event] = []
@@ -585,7 +586,7 @@ class Table:
             del self._expected[entry.seq :]
             del self._times[entry.seq :]
             superseded.append(Superseded(entry.seq))
-        self._append(entry, now, -1)
+        self._append(entry, now, due)
         self.aborted, self.aborted_by = claim, entry.seat
         return [*superseded, Appended(entry), Aborted(claim, entry.seat)]
 
