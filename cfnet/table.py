@@ -84,7 +84,9 @@ MAX_ABORT_ENTRY = 2 * MAX_ORDINARY_ENTRY + 16 * 1024
 """The largest abort: an equivocation proof carries two ordinary entries, plus the detail."""
 PENDING_SLACK = 8
 """How far ahead of the chain an entry may be queued: 2 * players + PENDING_SLACK seqs."""
-MAX_PENDING_BYTES = 1024 * 1024
+MAX_PENDING_BYTES = 256 * 1024
+"""What one seat's entries queued ahead of the chain may hold: a seat crowds out only itself
+(an honest seat has at most one entry per seq in the window, at most 25 * 8 KiB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +218,7 @@ class Table:
         self.over = False
         self.rejected: dict[int, str] = {}
         self._pending: dict[int, list[Entry]] = {}
-        self._pending_bytes = 0
+        self._pending_bytes = [0] * self.players
         self._step_started = now
         self._chosen: Move | None = None
         self._events: list[Event] = []
@@ -373,15 +375,25 @@ class Table:
             self._queue(entry)
             return []
         events = self._take(entry, now)
-        while not self.finished and len(self.entries) in self._pending:
-            waiting = self._pending.pop(len(self.entries))
-            self._pending_bytes -= sum(len(queued.wire) for queued in waiting)
+        while not self.finished and (waiting := self._unqueue()):
             for queued in waiting:
                 try:
                     events += self._take(queued, now, verified=True)
                 except PeerProtocolError:
                     continue
         return events
+
+    def _unqueue(self) -> list[Entry]:
+        """The queued entries for the next seq; those for seqs already filled are dropped."""
+        length = len(self.entries)
+        waiting: list[Entry] = []
+        for seq in [s for s in self._pending if s <= length]:
+            entries = self._pending.pop(seq)
+            for queued in entries:
+                self._pending_bytes[queued.seat] -= len(queued.wire)
+            if seq == length:
+                waiting = entries
+        return waiting
 
     def _queue(self, entry: Entry) -> None:
         """Keep a validly signed entry that is a little ahead of the chain until its turn."""
@@ -392,10 +404,12 @@ class Table:
             raise PeerProtocolError(f"entry {seq}: the signature is not seat {entry.seat}'s")
         if entry in self._pending.get(seq, ()):
             return
-        if self._pending_bytes + len(entry.wire) > MAX_PENDING_BYTES:
-            raise PeerProtocolError(f"entry {seq}: too many entries wait ahead of the chain")
+        if self._pending_bytes[entry.seat] + len(entry.wire) > MAX_PENDING_BYTES:
+            raise PeerProtocolError(
+                f"entry {seq}: too many entries of seat {entry.seat} wait ahead of the chain"
+            )
         self._pending.setdefault(seq, []).append(entry)
-        self._pending_bytes += len(entry.wire)
+        self._pending_bytes[entry.seat] += len(entry.wire)
 
     def _take(self, entry: Entry, now: float, verified: bool = False) -> list[Event]:
         """Place an entry at or below the next seq; `rejected` notes why a validly signed

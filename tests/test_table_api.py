@@ -136,16 +136,16 @@ def test_entries_ahead_are_checked_and_bounded() -> None:
             observer.receive(wire, 0.0)
     with pytest.raises(PeerProtocolError, match="over"):
         observer.receive(entry(ids[2], 5, bytes(MAX_ABORT_ENTRY)), 0.0)
-    assert observer.rejected == {} and observer._pending_bytes == 0
+    assert observer.rejected == {} and observer._pending_bytes == [0, 0, 0]
     queued = entry(ids[2], 5, bytes(MAX_ABORT_ENTRY // 2))
     observer.receive(queued, 0.0)
     observer.receive(queued, 0.0)  # the same wire again is kept once
-    assert observer._pending_bytes == len(queued)
+    assert observer._pending_bytes == [0, 0, len(queued)]
     with pytest.raises(PeerProtocolError, match="wait ahead"):
         for seq in range(2, 6 + PENDING_SLACK):
             for size in range(4):
                 observer.receive(entry(ids[2], seq, bytes(MAX_ABORT_ENTRY - 256 - size)), 0.0)
-    assert observer._pending_bytes <= MAX_PENDING_BYTES
+    assert observer._pending_bytes[2] <= MAX_PENDING_BYTES
 
 
 def test_a_forged_entry_is_not_blamed_on_its_seat() -> None:
