@@ -233,8 +233,9 @@ class Table:
 
     @property
     def finished(self) -> bool:
-        """The game is over, by its last certificate or by an abort."""
-        return self.over or self.aborted is not None
+        """The game is over, by its last certificate or by an abort (a finished game whose
+        last seats equivocated is not: its abort is still to be posted)."""
+        return self.aborted is not None or (self.over and self.fault is None)
 
     @property
     def public(self) -> PublicRound | None:
@@ -356,8 +357,8 @@ class Table:
     def receive(self, wire: bytes, now: float) -> list[Event]:
         """Take one entry from the network. Provable faults become events (and an abort);
         PeerProtocolError for what proves nothing (malformed, badly signed, unplaceable)."""
-        if self.over or wire in self._wires:
-            return []  # over, or an echo of an entry already in the chain
+        if wire in self._wires:
+            return []  # an echo of an entry already in the chain
         try:
             entry = decode_entry(wire)
         except MalformedEntry as error:
@@ -367,6 +368,8 @@ class Table:
             raise PeerProtocolError(f"entry {entry.seq} is over {limit} bytes")
         if self.aborted is not None:
             return self._earlier_abort(entry, now)
+        if self.over:
+            return self._after_end(entry, now)
         if entry.table_id != self.table_id:
             raise PeerProtocolError(f"entry {entry.seq} is for another table", None)
         if entry.seat >= self.players:
@@ -394,6 +397,27 @@ class Table:
             if seq == length:
                 waiting = entries
         return waiting
+
+    def _after_end(self, entry: Entry, now: float) -> list[Event]:
+        """After the last certificate only equivocation still counts: another signed entry of
+        a seat for a seq it holds, or the abort that proves it (at the contested seq)."""
+        seq = entry.seq
+        if (
+            entry.table_id != self.table_id
+            or entry.seat >= self.players
+            or not 0 < seq < len(self.entries)
+        ):
+            return []
+        if entry.kind == ABORT:
+            code = entry.body.get("code") if isinstance(entry.body, dict) else None
+            if code != EQUIVOCATION:
+                return []
+        elif entry.seat != self.entries[seq].seat:
+            return []
+        try:
+            return self._take(entry, now)
+        except PeerProtocolError:
+            return []
 
     def _queue(self, entry: Entry) -> None:
         """Keep a validly signed entry that is a little ahead of the chain until its turn."""
@@ -566,7 +590,7 @@ class Table:
 
     def _found(self, fault: Fault, now: float) -> list[Event]:
         """Record the first fault; the abort's posters are the seats not blamed, lowest first."""
-        if self.fault is not None or self.finished:
+        if self.fault is not None or self.aborted is not None:
             return []
         posters = fault.posters or tuple(s for s in range(self.players) if s != fault.seat)
         self.fault = replace(fault, posters=posters)
@@ -600,6 +624,7 @@ class Table:
             del self._expected[entry.seq :]
             del self._times[entry.seq :]
             superseded.append(Superseded(entry.seq))
+            self.over = False  # the final certificate, if it was there, is gone
         self._append(entry, now, due)
         self.aborted, self.aborted_by = claim, entry.seat
         return [*superseded, Appended(entry), Aborted(claim, entry.seat)]

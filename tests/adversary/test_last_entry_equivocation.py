@@ -1,0 +1,78 @@
+"""The last seat sends one valid certificate to one peer and another to the next (the same body
+under a second valid Ed25519 signature, made with another nonce). Both peers hold a finished game,
+but different logs. A finished table still takes a conflicting entry for a seq it holds, so the
+first echo turns the two certificates into an equivocation proof: every peer ends with the same
+log, blaming the last seat, and `verify` agrees."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+import nacl.bindings as sodium
+
+from cfnet.codec import encode_canonical
+from cfnet.identity import Identity
+from cfnet.log import SIGN_DOMAIN, Entry, decode_entry
+from cfnet.rules import RuleOptions
+from cfnet.table_sim import sim_identity, start_tables
+from cfnet.table_verify import verify_entries
+from cfnet.table_wire import EQUIVOCATION
+
+SEED, PLAYERS = 3, 3
+
+
+def second_signature(identity: Identity, entry: Entry) -> Entry:
+    """`entry` with another valid Ed25519 signature (RFC 8032 with a random nonce)."""
+    digest = hashlib.sha512(identity.seed).digest()
+    a = bytearray(digest[:32])
+    a[0] &= 248
+    a[31] &= 127
+    a[31] |= 64
+    scalar = sodium.crypto_core_ed25519_scalar_reduce(bytes(a) + bytes(32))
+    r = sodium.crypto_core_ed25519_scalar_reduce(os.urandom(64))
+    big_r = sodium.crypto_scalarmult_ed25519_base_noclamp(r)
+    message = SIGN_DOMAIN + entry.signed
+    k = sodium.crypto_core_ed25519_scalar_reduce(
+        hashlib.sha512(big_r + identity.public + message).digest()
+    )
+    s = sodium.crypto_core_ed25519_scalar_add(r, sodium.crypto_core_ed25519_scalar_mul(k, scalar))
+    other = decode_entry(encode_canonical([entry.signed, big_r + s]))
+    assert other.verify(identity.public) and other.wire != entry.wire
+    return other
+
+
+def test_two_last_certificates_become_one_equivocation_abort_everywhere() -> None:
+    network = start_tables(PLAYERS, SEED, RuleOptions(rounds=1), timeout=60)
+    last: list[Entry] = []
+
+    def split(entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
+        table = network.tables[entry.seat]
+        if not table.over:
+            return [(entry.wire, None)]
+        other = second_signature(sim_identity(SEED, entry.seat), entry)
+        last.append(entry)
+        peers = [s for s in range(PLAYERS) if s != entry.seat]
+        return [(entry.wire, frozenset(peers[:1])), (other.wire, frozenset(peers[1:]))]
+
+    network.tampers = {s: split for s in range(PLAYERS)}
+    network.run()
+    (final,) = last
+    cheat = final.seat
+    honest = [t for t in network.tables if t.me != cheat]
+    for table in honest:
+        assert table.aborted is not None, f"seat {table.me} kept a log that differs"
+        assert table.aborted.seat == cheat and table.aborted.code == EQUIVOCATION
+    assert len({b"".join(e.wire for e in t.entries) for t in honest}) == 1
+    verdict = verify_entries(honest[0].entries)
+    assert verdict.blamed == cheat and not verdict.ok
+    assert len(verdict.rounds) == 1  # the round itself was played and scored
+
+
+def test_an_honest_finished_game_ignores_echoes_and_stays_finished() -> None:
+    network = start_tables(PLAYERS, SEED, RuleOptions(rounds=1), timeout=60)
+    network.run()
+    for table in network.tables:
+        for entry in network.tables[0].entries:
+            assert table.receive(entry.wire, network.now) == []
+        assert table.over and table.finished and table.aborted is None
