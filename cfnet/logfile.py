@@ -69,8 +69,12 @@ def link_problem(previous: Entry | None, entry: Entry) -> str | None:
     return None
 
 
-def iter_log(f: BinaryIO, name: str = "log") -> Iterator[Entry]:
-    """The entries of an open log file, read from its start in streaming fashion, links checked.
+def iter_log(
+    f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES
+) -> Iterator[Entry]:
+    """The entries of an open log file, read from its start in streaming fashion, links checked:
+    memory holds one record at a time, and a record over `max_entry` bytes is refused before
+    its body is read.
 
     Raises TornTail or CorruptLog at the first record that cannot be read whole."""
     head = f.read(len(MAGIC))
@@ -93,8 +97,10 @@ def iter_log(f: BinaryIO, name: str = "log") -> Iterator[Entry]:
                 raise TornTail(name, offset, index, "zero bytes after the last record")
             raise CorruptLog(name, offset, index, "record header damaged (length check fails)")
         size = int.from_bytes(size_bytes, "big")
-        if not 0 < size <= MAX_ENTRY_BYTES:
-            raise CorruptLog(name, offset, index, f"record length {size} is out of range")
+        if not 0 < size <= max_entry:
+            raise CorruptLog(
+                name, offset, index, f"record length {size} is out of range (1 to {max_entry})"
+            )
         body = f.read(size + RECORD_TRAILER_BYTES)
         if len(body) < size + RECORD_TRAILER_BYTES:
             raise TornTail(
