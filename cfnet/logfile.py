@@ -69,9 +69,7 @@ def link_problem(previous: Entry | None, entry: Entry) -> str | None:
     return None
 
 
-def iter_log(
-    f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES
-) -> Iterator[Entry]:
+def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -> Iterator[Entry]:
     """The entries of an open log file, read from its start in streaming fashion, links checked:
     memory holds one record at a time, and a record over `max_entry` bytes is refused before
     its body is read.
@@ -99,7 +97,10 @@ def iter_log(
         size = int.from_bytes(size_bytes, "big")
         if not 0 < size <= max_entry:
             raise CorruptLog(
-                name, offset, index, f"record length {size} is out of range (1 to {max_entry})"
+                name,
+                offset,
+                index,
+                f"record length {size} is out of range (1 to {max_entry} bytes)",
             )
         body = f.read(size + RECORD_TRAILER_BYTES)
         if len(body) < size + RECORD_TRAILER_BYTES:

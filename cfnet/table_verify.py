@@ -209,7 +209,9 @@ class _Judge:
 
     def damaged(self, error: LogFileError) -> None:
         """The file cannot be read on from here (`error`)."""
-        damage = f"the file is damaged at byte {error.offset} (entry {error.index}): {error.reason}"
+        damage = f"the file cannot be read on at byte {error.offset} (entry {error.index}): " + (
+            error.reason
+        )
         if not self.judging:
             self.notes.append(damage)
         elif self.table.finished:
