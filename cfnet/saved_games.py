@@ -16,7 +16,7 @@ from cfnet.log import Entry
 from cfnet.logfile import LogFileError, iter_log
 from cfnet.store import LOG_FILE, TableMeta, list_tables, table_dir
 from cfnet.table import MAX_ABORT_ENTRY
-from cfnet.table_wire import ABORT, CERTIFY, MAX_NAME_CHARS, TABLE
+from cfnet.table_wire import ABORT, CERTIFY, MAX_NAME_CHARS, TABLE, TIMEOUT
 
 MIN_ID_PREFIX = 4
 """The shortest table id prefix (hex digits) that names a saved game."""
@@ -69,7 +69,9 @@ class SavedGame:
             return "log unreadable"
         if self.aborted is not None:
             seat, code = self.aborted
-            return f"aborted: {self.name_of(seat)} ({code})"
+            if code == TIMEOUT:  # the poster's claim
+                return f"aborted: {self.name_of(seat)} timed out"
+            return f"aborted: {self.name_of(seat)} at fault ({code})"
         if not self.finished or not self.totals:
             return "unfinished"
         best = min(self.totals)
