@@ -9,7 +9,7 @@ the seat that was due; a `timeout` abort is its poster's claim, which time canno
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
@@ -82,12 +82,15 @@ class _Judge:
         self.skipped = 0
         self.notes: list[str] = []  # what the file holds after the entry that decided
 
+    @property
+    def decided(self) -> bool:
+        """The verdict is settled and reported: what follows is only counted."""
+        return not self.judging and not self.reporting
+
     def take(self, entry: Entry) -> None:
         self.verdict.entries += 1
         if self.reporting:
             self._report(entry)
-        elif not self.judging:
-            self.skipped += 1
         else:
             self._judge(entry)
 
@@ -189,10 +192,11 @@ class _Judge:
             events = table.receive(entry.wire, OFFLINE)
         except PeerProtocolError:
             events = []
-        if table.entries[-1].wire != entry.wire or table.finished:
-            self.reporting = False
         if table.entries[-1].wire != entry.wire:
             self.skipped += 1
+            self.reporting = False
+        elif table.finished:
+            self.reporting = False
         for event in events:
             if isinstance(event, Aborted):
                 self.verdict.abort, self.verdict.abort_by = event.fault, event.by
@@ -232,9 +236,11 @@ class _Judge:
         return verdict
 
 
-def verify_entries(entries: Iterable[Entry]) -> Verdict:
+def verify_entries(entries: Iterable[Entry], rest: Callable[[], int] | None = None) -> Verdict:
     """Replay `entries` (a list, or a stream such as `logfile.iter_log`, whose LogFileError
-    ends the reading) through an observer table and judge them."""
+    ends the reading) through an observer table and judge them. Once the verdict is settled,
+    the entries left are counted by `rest()` if given (e.g. `logfile.count_records` on the
+    file, which skips their bodies), else by iterating them."""
     stream = iter(entries)
     try:
         genesis = next(stream, None)
@@ -249,6 +255,11 @@ def verify_entries(entries: Iterable[Entry]) -> Verdict:
     try:
         for entry in stream:
             judge.take(entry)
+            if judge.decided:
+                more = rest() if rest is not None else sum(1 for _ in stream)
+                judge.skipped += more
+                judge.verdict.entries += more
+                break
     except LogFileError as error:
         judge.damaged(error)
     return judge.finish()

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from cfnet.logfile import iter_log
+    from cfnet.logfile import count_records, iter_log
     from cfnet.saved_games import GameLookupError, find_log
     from cfnet.store import default_home
     from cfnet.table import MAX_ABORT_ENTRY
@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
         with path.open("rb") as f:
-            verdict = verify_entries(iter_log(f, str(path), MAX_ABORT_ENTRY))
+            stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
+            verdict = verify_entries(stream, lambda: count_records(f))
     except (OSError, GameLookupError) as error:
         print(f"cfnet verify: {error}", file=sys.stderr)
         return 1

@@ -26,15 +26,15 @@ PEAK = (
 )
 
 
-def hostile_log(path: Path, record_body: int) -> None:
+def hostile_log(path: Path, record_body: int, size: int = HOSTILE_BYTES) -> None:
     """A valid table entry, then linked entries of seat 1 with `record_body` bytes of junk
-    each, signed by a key that holds no seat, up to HOSTILE_BYTES; written as it is made."""
+    each, signed by a key that holds no seat, up to `size` bytes; written as it is made."""
     genesis = read_log(VECTOR)[0]
     forger = Identity.generate()
     last, written = genesis, 0
     with path.open("wb") as f:
         f.write(MAGIC + encode_record(genesis.wire))
-        while written < HOSTILE_BYTES:
+        while written < size:
             body = {"round": 1, "junk": bytes(record_body)}
             last = sign_entry(forger, last.table_id, last.seq + 1, last.hash, 1, "play", body)
             record = encode_record(last.wire)
