@@ -107,21 +107,20 @@ class _Judge:
             else:
                 self._refused(entry, error.reason)
             return
-        if table.entries[-1].wire != entry.wire:
-            if ended:
-                self._after_end(entry)
-            else:
-                self._refused(entry, "it does not extend the chain as the log claims")
-            return
         for event in events:
             if isinstance(event, RoundScored):
                 self.verdict.rounds.append(event)
-            elif isinstance(event, FaultFound):
+            elif isinstance(event, FaultFound):  # the table checked the entry's signature
                 self._proven(event.fault.seat, event.fault.seq, self._fault_line(event.fault))
                 self.verdict.fault = self.verdict.fault or event.fault
                 self.reporting = True
             elif isinstance(event, Aborted):
                 self._aborted(event)
+        if table.entries[-1].wire != entry.wire and self.judging:
+            if ended:
+                self._after_end(entry)
+            else:
+                self._refused(entry, "it does not extend the chain as the log claims")
 
     def _aborted(self, event: Aborted) -> None:
         verdict = self.verdict
