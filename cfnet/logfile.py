@@ -69,8 +69,10 @@ def link_problem(previous: Entry | None, entry: Entry) -> str | None:
     return None
 
 
-def iter_log(f: BinaryIO, name: str = "log") -> Iterator[Entry]:
-    """The entries of an open log file, read from its start in streaming fashion, links checked.
+def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -> Iterator[Entry]:
+    """The entries of an open log file, read from its start in streaming fashion, links checked:
+    memory holds one record at a time, and a record over `max_entry` bytes is refused before
+    its body is read.
 
     Raises TornTail or CorruptLog at the first record that cannot be read whole."""
     head = f.read(len(MAGIC))
@@ -93,8 +95,13 @@ def iter_log(f: BinaryIO, name: str = "log") -> Iterator[Entry]:
                 raise TornTail(name, offset, index, "zero bytes after the last record")
             raise CorruptLog(name, offset, index, "record header damaged (length check fails)")
         size = int.from_bytes(size_bytes, "big")
-        if not 0 < size <= MAX_ENTRY_BYTES:
-            raise CorruptLog(name, offset, index, f"record length {size} is out of range")
+        if not 0 < size <= max_entry:
+            raise CorruptLog(
+                name,
+                offset,
+                index,
+                f"record length {size} is out of range (1 to {max_entry} bytes)",
+            )
         body = f.read(size + RECORD_TRAILER_BYTES)
         if len(body) < size + RECORD_TRAILER_BYTES:
             raise TornTail(
@@ -120,6 +127,21 @@ def iter_log(f: BinaryIO, name: str = "log") -> Iterator[Entry]:
         previous = entry
         index += 1
         offset += RECORD_HEADER_BYTES + size + RECORD_TRAILER_BYTES
+
+
+def count_records(f: BinaryIO) -> int:
+    """How many whole records follow in an open log file from its position, by their framing
+    alone: bodies are skipped (not read, decoded or checked), for a report rather than a read.
+    Counting stops at the first record header that fails its check or the end of the file."""
+    size = os.fstat(f.fileno()).st_size
+    count = 0
+    while True:
+        header = f.read(RECORD_HEADER_BYTES)
+        if len(header) < RECORD_HEADER_BYTES or _crc(header[:4]) != header[4:]:
+            return count
+        if f.seek(int.from_bytes(header[:4], "big") + RECORD_TRAILER_BYTES, os.SEEK_CUR) > size:
+            return count
+        count += 1
 
 
 def _rest_is_zero(f: BinaryIO) -> bool:

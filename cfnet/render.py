@@ -148,3 +148,17 @@ def render_scores(game: Game) -> str:
         who = ", ".join(f"seat {s}" for s in winners)
         rows.append(f"{'winners' if len(winners) > 1 else 'winner'}: {who} (lowest total)")
     return "\n".join(rows)
+
+
+def score_table(
+    names: Sequence[str], rounds: Sequence[tuple[int, Sequence[int]]], totals: Sequence[int]
+) -> list[str]:
+    """Scores with names (cut to 8 characters): one row per (round number, scores), then the
+    totals; 8 seats fit 80 columns."""
+    shown = [name[:8] for name in names]
+    width = max(7, *(len(name) + 1 for name in shown))
+    rows = ["round " + "".join(f"{name:>{width}}" for name in shown)]
+    for number, scores in rounds:
+        rows.append(f"{number:>5} " + "".join(f"{score:>{width}}" for score in scores))
+    rows.append("total " + "".join(f"{total:>{width}}" for total in totals))
+    return rows

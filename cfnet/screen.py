@@ -56,7 +56,7 @@ from cfnet.play_input import (
     parse_input,
     sorted_hand,
 )
-from cfnet.render import render_board
+from cfnet.render import render_board, score_table
 from cfnet.session import (
     GameAborted,
     GameEnded,
@@ -200,12 +200,7 @@ def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> s
 
 def score_lines(game: Game, names: Sequence[str]) -> list[str]:
     """The score table with names: one row per round played, then the totals."""
-    width = max(7, *(min(len(n), 10) + 1 for n in names))
-    rows = ["round " + "".join(f"{n[:10]:>{width}}" for n in names)]
-    for number, scores in enumerate(game.round_scores, start=1):
-        rows.append(f"{number:>5} " + "".join(f"{score:>{width}}" for score in scores))
-    rows.append("total " + "".join(f"{total:>{width}}" for total in game.totals))
-    return rows
+    return score_table(names, list(enumerate(game.round_scores, start=1)), game.totals)
 
 
 def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:

@@ -1,13 +1,20 @@
 """Offline verification of a whole log (what `cfnet verify` prints): an observer table re-checks
-every signature, link, commitment, shuffle step, key and move. Pure: entries in, verdict out."""
+every signature, link, commitment, shuffle step, key and move. Pure: entries in, verdict out.
+
+The verdict rests only on checked signatures (protocol.md 4.7): a seat is named only by an
+entry it provably signed; the first proven fault decides, whatever follows it; a log that
+stops, or whose next record proves nothing (unsigned, unplaceable, damaged), is unfinished with
+the seat that was due; a `timeout` abort is its poster's claim, which time cannot prove offline.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.log import Entry
+from cfnet.logfile import LogFileError, link_problem
 from cfnet.table import OFFLINE, Table
 from cfnet.table_events import Aborted, FaultFound, RoundScored
 from cfnet.table_wire import TIMEOUT, Fault
@@ -15,81 +22,243 @@ from cfnet.table_wire import TIMEOUT, Fault
 
 @dataclass
 class Verdict:
-    """The outcome: `ok` for a complete, valid game; otherwise the first problem found.
+    """What a log proves.
 
-    `blamed` is the seat the log names: proven at fault, the seat due where the log stops, or
-    the seat a `timeout` abort names; that last is only its poster's claim, which cannot be
-    checked offline (4.6): then `claimed` is set."""
+    `blamed` is the seat proven at fault by an entry whose signature was checked (None if none);
+    `claim` is a `timeout` abort, only its poster's (`claimed_by`) word; `due` is the seat that
+    was due where the log stops (it is not blamed for it); `problem` says, in one line, why the
+    log is not a valid finished game ('' if it is); `after` what the file holds beyond the entry
+    that decided (read only to report it)."""
 
-    ok: bool
     table: Table | None
     rounds: list[RoundScored] = field(default_factory=list)
+    entries: int = 0
     problem: str = ""
     seq: int | None = None
     blamed: int | None = None
+    fault: Fault | None = None
+    claim: Fault | None = None
+    claimed_by: int | None = None
     abort: Fault | None = None
     abort_by: int | None = None
-    claimed: bool = False
+    due: int | None = None
+    due_kinds: tuple[str, ...] = ()
+    after: str = ""
+
+    @property
+    def valid(self) -> bool:
+        """The log holds a table and no seat is proven at fault."""
+        return self.table is not None and self.blamed is None
+
+    @property
+    def finished(self) -> bool:
+        """Every round was played and certified by every seat."""
+        return self.table is not None and self.table.over
+
+    @property
+    def ok(self) -> bool:
+        """A valid, finished game and nothing else in the file."""
+        return self.valid and self.finished and not self.problem
 
 
 def _where(entry: Entry) -> str:
     return f"entry {entry.seq} (seat {entry.seat}, {entry.kind})"
 
 
-def verify_entries(entries: Sequence[Entry]) -> Verdict:
-    """Replay `entries` through an observer table and judge them."""
-    if not entries:
-        return Verdict(False, None, problem="the log has no entries")
-    try:
-        table = Table(entries[0].wire, None, OFFLINE)
-    except PeerProtocolError as error:
-        return Verdict(False, None, problem=f"entry 0: {error.reason}", seq=0, blamed=error.seat)
-    verdict = Verdict(False, table)
-    first: Fault | None = None
-    for entry in entries[1:]:
-        if table.finished:
-            verdict.problem = f"{_where(entry)}: the game had already ended"
-            verdict.seq, verdict.blamed = entry.seq, entry.seat
-            return verdict
+def _claims(entry: Entry) -> str:
+    """An entry whose signature is not (or cannot be) checked: the seat is only its claim."""
+    return f"entry {entry.seq} (claims seat {entry.seat}, {entry.kind})"
+
+
+class _Judge:
+    """Feeds an observer table one entry at a time and stops judging at the first entry that
+    decides the verdict (a proven fault, a refused record, the end of the game)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.verdict = Verdict(table, entries=1)
+        self.judging = True
+        self.reporting = False  # after a fault: the abort that follows is still shown
+        self.skipped = 0
+        self.notes: list[str] = []  # what the file holds after the entry that decided
+
+    @property
+    def decided(self) -> bool:
+        """The verdict is settled and reported: what follows is only counted."""
+        return not self.judging and not self.reporting
+
+    def take(self, entry: Entry) -> None:
+        self.verdict.entries += 1
+        if self.reporting:
+            self._report(entry)
+        else:
+            self._judge(entry)
+
+    def _judge(self, entry: Entry) -> None:
+        table = self.table
+        ended = table.finished
         try:
             events = table.receive(entry.wire, OFFLINE)
         except PeerProtocolError as error:
-            verdict.problem = f"{_where(entry)}: {error.reason}"
-            verdict.seq, verdict.blamed = entry.seq, error.seat
-            return verdict
-        if table.fault is None and table.entries[-1].wire != entry.wire:
-            verdict.problem = f"{_where(entry)}: it does not extend the chain as the log claims"
-            verdict.seq = entry.seq
-            return verdict
+            if error.seat is not None:  # raised only after the entry's signature was checked
+                self._proven(error.seat, entry.seq, f"{_where(entry)}: {error.reason}")
+            elif ended:
+                self._after_end(entry)
+            else:
+                self._refused(entry, error.reason)
+            return
         for event in events:
             if isinstance(event, RoundScored):
-                verdict.rounds.append(event)
-            elif isinstance(event, FaultFound) and first is None:
-                first = event.fault
+                self.verdict.rounds.append(event)
+            elif isinstance(event, FaultFound):  # the table checked the entry's signature
+                self._proven(event.fault.seat, event.fault.seq, self._fault_line(event.fault))
+                self.verdict.fault = self.verdict.fault or event.fault
+                self.reporting = True
             elif isinstance(event, Aborted):
-                verdict.abort, verdict.abort_by = event.fault, event.by
-    if first is not None:
-        verdict.seq, verdict.blamed = first.seq, first.seat
-        where = "" if first.seq is None else f"{_where(entries[first.seq])}: "
-        verdict.problem = f"{where}{first.detail}"
-    elif verdict.abort is not None:
-        claim = verdict.abort
-        verdict.seq, verdict.blamed = claim.seq, claim.seat
-        verdict.claimed = claim.code == TIMEOUT  # the poster's word: time is not provable
-        said = f"seat {verdict.abort_by} claims " if verdict.claimed else ""
-        verdict.problem = f"{said}seat {claim.seat} {claim.detail} ({claim.code})"
-    elif not table.over:
-        due = table.due()
-        verdict.seq = len(table.entries)
-        if due is not None:
-            verdict.blamed = due[0]
-            kinds = "/".join(sorted(due[1]))
+                self._aborted(event)
+        if table.entries[-1].wire != entry.wire and self.judging:
+            if ended:
+                self._after_end(entry)
+            else:
+                self._refused(entry, "it does not extend the chain as the log claims")
+
+    def _aborted(self, event: Aborted) -> None:
+        verdict = self.verdict
+        verdict.abort, verdict.abort_by = event.fault, event.by
+        if self.verdict.blamed is not None:
+            return
+        claim = event.fault
+        if claim.code == TIMEOUT:  # the poster's word: time is not provable offline
+            verdict.claim, verdict.claimed_by = claim, event.by
+            verdict.seq = self.table.entries[-1].seq
             verdict.problem = (
-                f"the log ends after entry {len(table.entries) - 1}: seat {due[0]} was due to "
-                f"post {kinds}"
+                f"{self._who(event.by)} claims {self._who(claim.seat)} {claim.detail}"
+                f" ({claim.code})"
+            )
+        else:  # the abort's evidence was checked: signatures, links, points
+            verdict.fault = verdict.fault or claim
+            self._proven(claim.seat, self.table.entries[-1].seq, self._fault_line(claim))
+
+    def _who(self, seat: int) -> str:
+        return f"seat {seat} ({self.table.seats[seat].name})"
+
+    def _fault_line(self, fault: Fault) -> str:
+        entries = self.table.entries
+        seq = fault.seq
+        if seq is not None and seq < len(entries) and entries[seq].seat == fault.seat:
+            return f"{_where(entries[seq])}: {fault.detail}"
+        return f"seat {fault.seat} {fault.detail} ({fault.code})"
+
+    def _proven(self, seat: int, seq: int | None, problem: str) -> None:
+        verdict = self.verdict
+        self.judging = False
+        if verdict.blamed is None:
+            verdict.blamed, verdict.seq, verdict.problem = seat, seq, problem
+
+    def _refused(self, entry: Entry, reason: str) -> None:
+        """A record that proves nothing: the log is judged up to the entry before it."""
+        self.judging = False
+        self._stops(f"{_claims(entry)} is refused: {reason}")
+        self.verdict.seq = entry.seq
+
+    def _after_end(self, entry: Entry) -> None:
+        """An entry the table did not take because the game had ended: evidence against its
+        seat only if that seat signed it, linked to the end."""
+        table = self.table
+        self.judging = False
+        if (
+            link_problem(table.entries[-1], entry) is None
+            and entry.seat < table.players
+            and entry.verify(table.seats[entry.seat].key)
+        ):
+            self._proven(
+                entry.seat,
+                entry.seq,
+                f"{_where(entry)}: {self._who(entry.seat)} signed an entry after the game had"
+                " ended",
             )
         else:
-            verdict.problem = f"the log ends after entry {len(table.entries) - 1} unfinished"
-    else:
-        verdict.ok = True
-    return verdict
+            junk = f"{_claims(entry)} after the end is junk: it is not signed by the seat it names"
+            if self.verdict.problem:
+                self.notes.append(junk)
+            else:
+                self.verdict.problem, self.verdict.seq = junk, entry.seq
+
+    def _report(self, entry: Entry) -> None:
+        """After the first proven fault: the abort that reports it, if the table takes it."""
+        table = self.table
+        try:
+            events = table.receive(entry.wire, OFFLINE)
+        except PeerProtocolError:
+            events = []
+        if table.entries[-1].wire != entry.wire:
+            self.skipped += 1
+            self.reporting = False
+        elif table.finished:
+            self.reporting = False
+        for event in events:
+            if isinstance(event, Aborted):
+                self.verdict.abort, self.verdict.abort_by = event.fault, event.by
+
+    def _stops(self, why: str = "") -> None:
+        """The log ends before the game does (`why`: because of the record that follows)."""
+        verdict, table = self.verdict, self.table
+        stop = f"the log stops after entry {len(table.entries) - 1}"
+        due = table.due()
+        if due is not None:
+            verdict.due, verdict.due_kinds = due[0], tuple(sorted(due[1]))
+            stop += f": {self._who(due[0])} was due to post {'/'.join(verdict.due_kinds)}"
+        verdict.problem = f"{why}; {stop}" if why else stop
+
+    def damaged(self, error: LogFileError) -> None:
+        """The file cannot be read on from here (`error`)."""
+        damage = f"the file cannot be read on at byte {error.offset} (entry {error.index}): " + (
+            error.reason
+        )
+        if not self.judging:
+            self.notes.append(damage)
+        elif self.table.finished:
+            self.judging = False
+            self.verdict.problem = self.verdict.problem or f"after the end, {damage}"
+        else:
+            self.judging = False
+            self._stops(damage)
+
+    def finish(self) -> Verdict:
+        verdict, table = self.verdict, self.table
+        if self.judging and not table.finished:
+            self._stops()
+        if self.skipped:
+            what = "entry follows" if self.skipped == 1 else "entries follow"
+            self.notes.insert(0, f"{self.skipped} more {what}, not judged")
+        verdict.after = "; ".join(self.notes)
+        return verdict
+
+
+def verify_entries(entries: Iterable[Entry], rest: Callable[[], int] | None = None) -> Verdict:
+    """Replay `entries` (a list, or a stream such as `logfile.iter_log`, whose LogFileError
+    ends the reading) through an observer table and judge them. Once the verdict is settled,
+    the entries left are counted by `rest()` if given (e.g. `logfile.count_records` on the
+    file, which skips their bodies), else by iterating them."""
+    stream = iter(entries)
+    try:
+        genesis = next(stream, None)
+        if genesis is None:
+            return Verdict(None, problem="the log has no entries")
+        table = Table(genesis.wire, None, OFFLINE)
+    except LogFileError as error:
+        return Verdict(None, problem=str(error))
+    except PeerProtocolError as error:  # a table entry is signed by the key it declares
+        return Verdict(None, entries=1, problem=f"entry 0 is not a valid table: {error.reason}")
+    judge = _Judge(table)
+    try:
+        for entry in stream:
+            judge.take(entry)
+            if judge.decided:
+                more = rest() if rest is not None else sum(1 for _ in stream)
+                judge.skipped += more
+                judge.verdict.entries += more
+                break
+    except LogFileError as error:
+        judge.damaged(error)
+    return judge.finish()

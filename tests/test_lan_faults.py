@@ -184,7 +184,7 @@ def test_a_stalled_peer_gets_the_same_signed_timeout_abort_on_every_log(tmp_path
     verdict = cfnet_verify(others[0].log_path())
     assert verdict.returncode == 1
     assert f"claims seat {seat} (" in verdict.stdout and "to blame" not in verdict.stdout
-    assert "did not post in time; this cannot be proven offline" in verdict.stdout
+    assert "did not post" in verdict.stdout and "time cannot be proven offline" in verdict.stdout
     assert all(f"waiting for seat {seat}" in p.output() for p in others)
 
 

@@ -18,6 +18,7 @@ from cfnet.logfile import (
     LogFileError,
     TornTail,
     append_entry,
+    count_records,
     encode_record,
     iter_log,
     open_for_append,
@@ -88,6 +89,24 @@ def test_write_read_and_append_round_trip(tmp_path: Path) -> None:
     with path.open("rb") as f:
         stream = iter_log(f)
         assert next(stream) == entries[0]  # streaming: one record at a time
+
+
+def test_a_stream_refuses_a_record_over_its_limit_and_counts_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "game.cflog"
+    entries = chain_of(6)
+    write_log(path, entries)
+    with path.open("rb") as f:
+        stream = iter_log(f, "game", max_entry=len(entries[0].wire))
+        assert next(stream) == entries[0]
+        assert count_records(f) == 5  # the bodies are skipped, not read
+    longest = max(len(e.wire) for e in entries[1:])
+    with path.open("rb") as f, pytest.raises(CorruptLog, match="out of range"):
+        list(iter_log(f, "game", max_entry=longest - 1))
+    data = path.read_bytes()
+    path.write_bytes(data[:-3])  # a torn last record is not counted
+    with path.open("rb") as f:
+        next(iter_log(f))
+        assert count_records(f) == 4
 
 
 def test_open_for_append_creates_a_new_log(tmp_path: Path) -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +16,7 @@ from cheaters import Cheater, resign, run
 from cfnet.cli import main
 from cfnet.logfile import write_log
 from cfnet.rules import RuleOptions
+from cfnet.table_events import MoveMade
 from cfnet.table_sim import play_protocol_game, start_tables
 
 VECTOR = Path(__file__).parent / "vectors" / "game-2p-seed1.cfnlog"
@@ -19,9 +25,28 @@ VECTOR = Path(__file__).parent / "vectors" / "game-2p-seed1.cfnlog"
 def test_valid_log(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(VECTOR)]) == 0
     out = capsys.readouterr().out
-    assert "round 1: scores [0, 4]" in out
-    assert "winner: seat 0 (bot0)" in out
-    assert "the log is valid" in out
+    assert "round 1: bot0 went out" in out
+    assert re.search(r"^round +bot0 +bot1\n +1 +0 +4\ntotal +0 +4$", out, re.M), out
+    assert "winner: seat 0 (bot0) with 0 points" in out
+    assert "valid: a complete game" in out
+    assert "[" not in out.replace("[0, 4]", "")  # no Python lists
+
+
+def verify_json(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    """`cfnet verify --json`'s exit code and object."""
+    code = main(["verify", "--json", str(path)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_json_of_a_valid_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, verdict = verify_json(VECTOR, capsys)
+    assert code == 0
+    assert verdict["valid"] is True and verdict["finished"] is True
+    assert verdict["rounds"] == [
+        {"round": 1, "scores": [0, 4], "totals": [0, 4], "end": "went out", "went_out": 0}
+    ]
+    assert verdict["totals"] == [0, 4] and verdict["winners"] == [0]
+    assert verdict["blamed"] is None and verdict["players"] == ["bot0", "bot1"]
 
 
 def test_cheated_log_names_the_cheater(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -37,9 +62,12 @@ def test_cheated_log_names_the_cheater(tmp_path: Path, capsys: pytest.CaptureFix
     assert f"INVALID: entry {cheater.cheated_at} (seat 1, play)" in out
     assert "to blame: seat 1 (bot1)" in out
     assert "abort: seat 1" in out
+    code, verdict = verify_json(path, capsys)
+    assert code == 1 and verdict["valid"] is False and verdict["blamed"] == 1
+    assert verdict["finished"] is False and verdict["winners"] == []
 
 
-def test_truncated_log_names_the_seat_due(
+def test_a_truncated_log_is_unfinished_and_names_the_seat_due(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     entries = play_protocol_game(2, 3, RuleOptions(rounds=1)).tables[0].entries
@@ -47,8 +75,11 @@ def test_truncated_log_names_the_seat_due(
     write_log(path, entries[:5])
     assert main(["verify", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "the log ends after entry 4: seat 1 was due to post shuffle_b" in out
-    assert "to blame: seat 1" in out
+    assert "unfinished: the log stops after entry 4: seat 1 (bot1) was due to post shuffle_b" in out
+    assert "blame" not in out and "INVALID" not in out
+    code, verdict = verify_json(path, capsys)
+    assert (code, verdict["valid"], verdict["finished"]) == (1, True, False)
+    assert verdict["blamed"] is None and verdict["due"] == 1
 
 
 def test_a_timeout_abort_is_a_claim_not_a_proof(
@@ -63,9 +94,21 @@ def test_a_timeout_abort_is_a_claim_not_a_proof(
     write_log(path, entries)
     assert main(["verify", str(path)]) == 1  # the game did not finish
     out = capsys.readouterr().out
-    assert "INVALID: seat 0 claims seat 1 did not post its accept within 30 s (timeout)" in out
-    assert "seat 0 (bot0) claims seat 1 (bot1) did not post in time; this cannot be" in out
-    assert "blame" not in out
+    assert (
+        "unfinished: seat 0 (bot0) claims seat 1 (bot1) did not post its accept within 30 s"
+        " (timeout)" in out
+    )
+    assert "only seat 0's word: time cannot be proven offline" in out
+    assert "blame" not in out and "INVALID" not in out
+    code, verdict = verify_json(path, capsys)
+    assert (code, verdict["valid"], verdict["finished"], verdict["blamed"]) == (
+        1,
+        True,
+        False,
+        None,
+    )
+    assert verdict["claim"]["by"] == 0 and verdict["claim"]["seat"] == 1
+    assert verdict["claim"]["code"] == "timeout"
 
 
 def test_forged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,8 +120,9 @@ def test_forged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     write_log(path, [*entries[:3], forged])
     assert main(["verify", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "entry 3 (seat 1, shuffle_a): entry 3: the signature is not seat 1's" in out
-    assert "no seat can be proven at fault" in out
+    assert "entry 3 (claims seat 1, shuffle_a) is refused: entry 3: the signature is not" in out
+    assert "seat 1 (bot1) was due to post shuffle_a" in out
+    assert "no seat is proven at fault" in out and "to blame" not in out
 
 
 def test_damaged_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,7 +141,64 @@ def test_replay(capsys: pytest.CaptureFixture[str]) -> None:
     assert "3. seat 0 (bot0):" in out and "4. " not in out
     assert main(["replay", str(VECTOR)]) == 0
     out = capsys.readouterr().out
-    assert "hands as revealed" in out and "game over: totals [0, 4]" in out
+    assert "-- round 1 over: seat 0 (bot0) went out; hands as revealed" in out
+    assert re.search(r"^round +bot0 +bot1\n +1 +0 +4\ntotal +0 +4$", out, re.M), out
+    assert "game over: seat 0 (bot0) won with 0 points" in out
+
+
+def test_replay_shows_each_drawn_tile_and_how_each_round_ended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    network = play_protocol_game(4, 3, RuleOptions(rounds=2))
+    path = tmp_path / "game.cflog"
+    write_log(path, network.tables[0].entries)
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    drawn = sorted(
+        (seat, event.drawn.label)
+        for seat, events in enumerate(network.events)
+        for event in events
+        if isinstance(event, MoveMade) and event.seat == seat and event.drawn is not None
+    )
+    shown = re.findall(r"^\d+\. seat (\d) \(bot\d\): draw(.*)$", out, re.M)
+    assert drawn and sorted((int(seat), tile.strip()) for seat, tile in shown) == drawn
+    ends = re.findall(r"^-- round (\d) over: (.*); hands as revealed:$", out, re.M)
+    assert [number for number, _ in ends] == ["1", "2"]
+    assert all(re.fullmatch(r"seat \d \(bot\d\) went out|blocked|dead foot", e) for _, e in ends)
+
+
+def test_replay_of_a_round_the_log_does_not_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(VECTOR), "--round", "5"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "cfnet replay: no round 5: this game has rounds 1 to 1\n"
+    entries = play_protocol_game(2, 3, RuleOptions(rounds=2)).tables[0].entries
+    path = tmp_path / "short.cflog"
+    write_log(path, entries[:60])
+    assert main(["replay", str(path), "--round", "2"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == "cfnet replay: no round 2: the log stops in round 1\n"
+
+
+def test_replay_into_a_closed_pipe_stops_quietly() -> None:
+    read, write = os.pipe()
+    os.close(read)  # the reader has left, as `| head` does after its lines
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "cfnet.cli", "replay", str(VECTOR)],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write)
+    assert "Traceback" not in run.stderr and "BrokenPipeError" not in run.stderr, run.stderr
+    assert run.returncode == 1
 
 
 def test_selfplay_protocol_writes_a_valid_log(

@@ -1,14 +1,28 @@
-"""`cfnet replay FILE`: a saved game move by move, as a person reads it."""
+"""`cfnet replay LOG`: a saved game move by move, as a person reads it.
+
+A round's moves are shown once its reveal is read, so that each draw shows the tile it gave
+(a round cut short by an abort shows bare draws); then how the round ended and its scores."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cfnet.rules import RuleOptions
+    from cfnet.table import Table
+    from cfnet.table_events import RoundScored
+    from cfnet.tiles import Tile
 
 HELP = "Show a saved game move by move: the board after each play, hands and scores."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="the game log to show")
+    from cfnet.store import add_home_argument
+
+    parser.add_argument(
+        "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
+    )
     parser.add_argument("--round", type=int, metavar="R", help="show only round R")
     parser.add_argument(
         "--to",
@@ -16,16 +30,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop after move N (of round R with --round, else of the whole game)",
     )
+    add_home_argument(parser)
+
+
+def drawn_tiles(scored: RoundScored, players: int, options: RuleOptions) -> list[Tile]:
+    """The tiles a round's draws gave, in order, from its revealed deal."""
+    from cfnet.engine import Draw, Round
+
+    replayed = Round(
+        players, scored.round_number, scored.starter, scored.dealt, scored.yard, options
+    )
+    tiles = []
+    for move in scored.moves:
+        tile = replayed.apply(move)
+        if isinstance(move, Draw) and tile is not None:
+            tiles.append(tile)
+    return tiles
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    import os
+    import sys
 
-    from cfnet.engine import Play
+    try:
+        code = _replay(args)
+        sys.stdout.flush()  # inside the try: a reader that left shows here, not at exit
+        return code
+    except BrokenPipeError:  # the reader left (`cfnet replay LOG | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import sys
+
+    from cfnet.engine import Draw, Play
     from cfnet.errors import PeerProtocolError
-    from cfnet.logfile import LogFileError, read_log
-    from cfnet.render import render_board, render_hand
-    from cfnet.table import OFFLINE, Table
+    from cfnet.logfile import LogFileError, iter_log
+    from cfnet.render import render_board
+    from cfnet.saved_games import GameLookupError, find_log
+    from cfnet.store import default_home
+    from cfnet.table import MAX_ABORT_ENTRY, OFFLINE, Table
     from cfnet.table_events import (
         Aborted,
         FaultFound,
@@ -35,56 +81,110 @@ def run(args: argparse.Namespace) -> int:
         RoundStarted,
     )
 
+    def fail(message: str) -> int:
+        print(f"cfnet replay: {message}", file=sys.stderr)
+        return 1
+
     try:
-        entries = read_log(Path(args.file))
-        table = Table(entries[0].wire, None, OFFLINE) if entries else None
-    except (OSError, LogFileError, PeerProtocolError) as error:
-        print(f"cfnet replay: {error}")
-        return 1
-    if table is None:
-        print(f"cfnet replay: {args.file} holds no entries")
-        return 1
-    names = [f"seat {s} ({info.name})" for s, info in enumerate(table.seats)]
-    print(f"table {table.name!r}: {', '.join(names)}; {table.options.describe()}")
-    moves = 0
-
-    def shown(round_number: int) -> bool:
-        return args.round is None or args.round == round_number
-
-    for entry in entries[1:]:
+        path = find_log(args.log, (args.home or default_home()).expanduser())
+        f = path.open("rb")
+    except (OSError, GameLookupError) as error:
+        return fail(str(error))
+    with f:
+        entries = iter_log(f, str(path), MAX_ABORT_ENTRY)
         try:
-            events = table.receive(entry.wire, OFFLINE)
-        except PeerProtocolError as error:
-            print(f"entry {entry.seq}: {error} (run cfnet verify for the details)")
-            return 1
-        for event in events:
-            if isinstance(event, RoundStarted) and shown(event.round_number):
-                public = table.public
-                centre = public.centre if public is not None else "?"
-                print(
-                    f"\n== round {event.round_number}: centre {centre}; "
-                    f"{names[event.starter]} starts (joint draw)"
-                )
-                if args.round is not None:
-                    moves = 0
-            elif isinstance(event, MoveMade) and shown(event.round_number):
-                moves += 1
-                if args.to is not None and moves > args.to:
-                    return 0
-                print(f"{moves}. {names[event.seat]}: {event.move}")
-                if isinstance(event.move, Play) and table.public is not None:
-                    print(render_board(table.public))
-            elif isinstance(event, RoundScored) and shown(event.round_number):
-                print(f"-- round {event.round_number} over; hands as revealed:")
-                for seat, (dealt, left) in enumerate(zip(event.dealt, event.left, strict=True)):
-                    print(f"{names[seat]} was dealt {render_hand(dealt)}")
-                    print(f"   and kept {render_hand(left)}: {event.scores[seat]} points")
-                print(f"scores {list(event.scores)}, totals {list(event.totals)}")
-            elif isinstance(event, GameOver):
-                winners = " and ".join(names[s] for s in event.winners)
-                print(f"\ngame over: totals {list(event.totals)}; winner {winners}")
-            elif isinstance(event, FaultFound):
-                print(f"entry {entry.seq}: seat {event.fault.seat} {event.fault.detail}")
-            elif isinstance(event, Aborted):
-                print(f"aborted by seat {event.by}: seat {event.fault.seat}, {event.fault.detail}")
+            genesis = next(entries, None)
+            table = None if genesis is None else Table(genesis.wire, None, OFFLINE)
+        except (LogFileError, PeerProtocolError) as error:
+            return fail(str(error))
+        if table is None:
+            return fail(f"{path} holds no entries")
+        rounds = table.options.rounds
+        if args.round is not None and not 1 <= args.round <= rounds:
+            return fail(f"no round {args.round}: this game has rounds 1 to {rounds}")
+        names = [f"seat {s} ({info.name})" for s, info in enumerate(table.seats)]
+        header = f"table {table.name!r}: {', '.join(names)}; {table.options.describe()}"
+        if args.round is None:
+            print(header)
+        moves = 0
+        pending: list[tuple[str, bool]] = []  # this round's move lines; True: a bare draw
+        seen = 0  # the last round started
+
+        def shown(round_number: int) -> bool:
+            return args.round is None or args.round == round_number
+
+        def flush(scored: RoundScored | None) -> None:
+            """Print the round's moves, the draws with their tiles once the reveal is read."""
+            drawn = [] if scored is None else drawn_tiles(scored, table.players, table.options)
+            tiles = iter(drawn)
+            for line, draw in pending:
+                print(f"{line} {next(tiles).label}" if draw else line)
+            pending.clear()
+
+        def stopped() -> bool:
+            return args.to is not None and moves >= args.to
+
+        try:
+            for entry in entries:
+                events = table.receive(entry.wire, OFFLINE)
+                for event in events:
+                    if isinstance(event, RoundStarted):
+                        seen = event.round_number
+                        if shown(seen):
+                            if args.round is not None:
+                                print(header)
+                                moves = 0
+                            public = table.public
+                            centre = public.centre if public is not None else "?"
+                            print(
+                                f"\n== round {seen}: centre {centre}; "
+                                f"{names[event.starter]} starts (joint draw)"
+                            )
+                    elif isinstance(event, MoveMade) and shown(event.round_number):
+                        if stopped():
+                            continue
+                        moves += 1
+                        draw = isinstance(event.move, Draw)
+                        pending.append((f"{moves}. {names[event.seat]}: {event.move}", draw))
+                        if isinstance(event.move, Play) and table.public is not None:
+                            pending.append((render_board(table.public), False))
+                    elif isinstance(event, RoundScored) and shown(event.round_number):
+                        flush(event)
+                        if stopped():
+                            return 0
+                        _print_scored(event, names, table)
+                    elif isinstance(event, GameOver):
+                        winners = " and ".join(names[s] for s in event.winners)
+                        points = event.totals[event.winners[0]]
+                        print(f"\ngame over: {winners} won with {points} points")
+                    elif isinstance(event, FaultFound):
+                        flush(None)
+                        fault = event.fault
+                        print(f"entry {entry.seq}: seat {fault.seat} {fault.detail}")
+                    elif isinstance(event, Aborted):
+                        flush(None)
+                        fault = event.fault
+                        print(f"aborted by seat {event.by}: seat {fault.seat}, {fault.detail}")
+        except (LogFileError, PeerProtocolError) as error:
+            flush(None)
+            return fail(f"{error} (run cfnet verify for the details)")
+        flush(None)
+        if args.round is not None and seen < args.round:
+            return fail(f"no round {args.round}: the log stops in round {seen or 1}")
     return 0
+
+
+def _print_scored(scored: RoundScored, names: list[str], table: Table) -> None:
+    """A round's end: how it ended, the hands as revealed, and the scores so far."""
+    from cfnet.render import render_hand, score_table
+
+    out = scored.went_out
+    end = scored.end_reason.value if out is None else f"{names[out]} went out"
+    print(f"-- round {scored.round_number} over: {end}; hands as revealed:")
+    for seat, (dealt, left) in enumerate(zip(scored.dealt, scored.left, strict=True)):
+        print(f"{names[seat]} was dealt {render_hand(dealt)}")
+        points = scored.scores[seat]
+        print(f"   and kept {render_hand(left)}: {points} point{'' if points == 1 else 's'}")
+    game = table.game
+    rows = list(enumerate(game.round_scores, start=1))
+    print("\n".join(score_table([seat.name for seat in table.seats], rows, game.totals)))

@@ -1,0 +1,140 @@
+"""`cfnet games` on real state directories (written by the store, as a game writes them), and
+`cfnet verify` / `cfnet replay` given a table name or id from that list."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cfnet.cli import main
+from cfnet.log import Entry
+from cfnet.rules import RuleOptions
+from cfnet.store import LOG_FILE, TableMeta, TableStore, table_dir
+from cfnet.table_sim import Network, play_protocol_game, start_tables
+
+
+def save(home: Path, name: str, entries: list[Entry], rounds: int, when: float) -> Path:
+    """Keep `entries` in `home` as seat 0's table `name`, last changed at `when`; its log."""
+    meta = TableMeta(
+        entries[0].table_id, name, 0, len(entries[0].body["seats"]), RuleOptions(rounds)
+    )
+    with TableStore.create(home, meta) as store:
+        for entry in entries:
+            store.append(entry)
+    log = table_dir(home, meta.table_id) / LOG_FILE
+    os.utime(log, (when, when))
+    return log
+
+
+def timed_out() -> Network:
+    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30)
+    network.tampers = {1: lambda entry: []}  # seat 1's entries reach nobody
+    network.run()
+    return network
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state directory holding four games: finished, unfinished, aborted, and two of the
+    same name."""
+    home = tmp_path_factory.mktemp("games") / "state"
+    day = 1_764_500_000.0
+    finished = play_protocol_game(3, 2, RuleOptions(rounds=2)).tables[0].entries
+    save(home, "friday", list(finished), 2, day)
+    save(
+        home,
+        "t4",
+        list(play_protocol_game(2, 3, RuleOptions(rounds=2)).tables[0].entries[:70]),
+        2,
+        day + 60,
+    )
+    save(home, "late", list(timed_out().tables[0].entries), 1, day + 120)
+    save(
+        home,
+        "twin",
+        list(play_protocol_game(2, 7, RuleOptions(rounds=1)).tables[0].entries),
+        1,
+        day + 180,
+    )
+    save(
+        home,
+        "twin",
+        list(play_protocol_game(2, 8, RuleOptions(rounds=1)).tables[0].entries),
+        1,
+        day + 240,
+    )
+    return home
+
+
+def test_games_lists_newest_first_in_80_columns(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["games", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line[:4].isdigit()]
+    assert [row.split()[3] for row in rows] == ["twin", "twin", "late", "t4", "friday"]
+    friday = rows[-1].split(None, 5)
+    assert friday[4] == "2/2" and friday[5].startswith("won by bot")
+    assert rows[-2].endswith("  unfinished")
+    assert "aborted: bot1 timed out" in rows[2]
+    assert "players: bot0, bot1, bot2" in out
+    for line in out.splitlines():
+        assert len(line) <= 80 or line.startswith("  log: "), line
+    logs = [line.removeprefix("  log: ") for line in out.splitlines() if line.startswith("  log:")]
+    assert len(logs) == 5 and all(Path(log).is_file() for log in logs)
+
+
+def test_an_empty_state_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games", "--home", str(tmp_path)]) == 0
+    assert "no saved games in" in capsys.readouterr().out
+
+
+def table_id(home: Path, name: str) -> list[str]:
+    """The ids of the saved tables called `name`, newest first."""
+    ids = [(log.stat().st_mtime, log.parent.name) for log in home.glob(f"tables/*/{LOG_FILE}")]
+    named = [i for _, i in sorted(ids, reverse=True) if _meta_name(home, i) == name]
+    return named
+
+
+def _meta_name(home: Path, hex_id: str) -> str:
+    from cfnet.store import list_tables
+
+    (meta,) = [m for m in list_tables(home, True) if m.table_id.hex() == hex_id]
+    return meta.name
+
+
+@pytest.mark.parametrize("command", ["verify", "replay"])
+def test_a_saved_game_by_table_name_or_id(
+    home: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (friday,) = table_id(home, "friday")
+    assert main([command, "FRIDAY", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "game over:" in out if command == "replay" else friday in out
+    newer, _ = table_id(home, "twin")
+    assert main([command, newer[:6], "--home", str(home)]) == 0
+    if command == "verify":
+        assert newer in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["verify", "replay"])
+def test_an_ambiguous_or_unknown_name_says_so_in_one_line(
+    home: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    newer, older = table_id(home, "twin")
+    assert main([command, "twin", "--home", str(home)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith(f"cfnet {command}: 2 saved games are named 'twin': ")
+    assert newer[:8] in captured.err and older[:8] in captured.err
+    assert captured.err.rstrip().endswith("give the id instead")
+    assert main([command, "zzz", "--home", str(home)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err == (
+        f"cfnet {command}: no file 'zzz', and no saved game with that table name or id"
+        " (saved games: friday, late, t4, twin; see cfnet games)\n"
+    )
