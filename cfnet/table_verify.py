@@ -10,7 +10,7 @@ from cfnet.errors import PeerProtocolError
 from cfnet.log import Entry
 from cfnet.table import OFFLINE, Table
 from cfnet.table_events import Aborted, FaultFound, RoundScored
-from cfnet.table_wire import TIMEOUT, Fault
+from cfnet.table_wire import REVEAL, TIMEOUT, Fault
 
 
 @dataclass
@@ -36,12 +36,23 @@ def _where(entry: Entry) -> str:
     return f"entry {entry.seq} (seat {entry.seat}, {entry.kind})"
 
 
+def audited_rounds(entries: Sequence[Entry]) -> frozenset[int]:
+    """The rounds for which the log holds a reveal by every seat: their audit recomputes every
+    hop from the seeds, so their hop proofs need no check (protocol.md 4.7)."""
+    revealed: dict[int, set[int]] = {}
+    for entry in entries[1:]:
+        if entry.kind == REVEAL and isinstance(entry.body.get("round"), int):
+            revealed.setdefault(entry.body["round"], set()).add(entry.seat)
+    players = len(entries[0].body.get("seats", ())) if isinstance(entries[0].body, dict) else 0
+    return frozenset(r for r, seats in revealed.items() if len(seats) == players)
+
+
 def verify_entries(entries: Sequence[Entry]) -> Verdict:
     """Replay `entries` through an observer table and judge them."""
     if not entries:
         return Verdict(False, None, problem="the log has no entries")
     try:
-        table = Table(entries[0].wire, None, OFFLINE)
+        table = Table(entries[0].wire, None, OFFLINE, audited_rounds(entries))
     except PeerProtocolError as error:
         return Verdict(False, None, problem=f"entry 0: {error.reason}", seq=0, blamed=error.seat)
     verdict = Verdict(False, table)
