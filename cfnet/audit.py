@@ -42,6 +42,10 @@ def audit_round(state: RoundState, skip: int | None = None) -> AuditResult:
                         f"(first difference at position {where})",
                         seqs[seat],
                     )
+                if phase == "A" and secrets[seat].mask_commitment() != state.masks[seat]:
+                    raise blame(
+                        seat, "its mask commitment is not that of its seed's key", seqs[seat]
+                    )
                 if (
                     phase == "B"
                     and list(secrets[seat].key_commitments()) != state.key_commits[seat]

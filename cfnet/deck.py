@@ -19,7 +19,6 @@ import nacl.exceptions
 
 from cfnet.derive import (
     JOINT_DRAW,
-    KEY_COMMITMENT,
     MASKING_KEY,
     NONCE_COMMITMENT,
     PERMUTATION,
@@ -136,12 +135,13 @@ class SeatSecrets:
             starter_nonce=next(secret_blocks(seed, STARTER_NONCE, where))[:NONCE_BYTES],
         )
 
+    def mask_commitment(self) -> bytes:
+        """M = masking_key * G, published with the phase-A step."""
+        return group_commitment(self.masking_key)
+
     def key_commitments(self) -> tuple[bytes, ...]:
-        """`key_commitment` of every position key, in position order."""
-        return tuple(
-            key_commitment(key, self.table_id, self.round_number, self.seat, position)
-            for position, key in enumerate(self.position_keys)
-        )
+        """K[p] = position_key[p] * G for every position, published with the phase-B step."""
+        return tuple(group_commitment(key) for key in self.position_keys)
 
 
 def _sized(
@@ -164,12 +164,12 @@ def nonce_commitment(nonce: bytes, table_id: bytes, round_number: int, seat: int
     return commitment_hash(NONCE_COMMITMENT, where, _sized(nonce, NONCE_BYTES, "a starter nonce"))
 
 
-def key_commitment(
-    key: bytes, table_id: bytes, round_number: int, seat: int, position: int
-) -> bytes:
-    """SHA-256(label || table_id || u32 round || u32 seat || u32 position || key)."""
-    where = context(table_id, round_number, seat) + u32(position)
-    return commitment_hash(KEY_COMMITMENT, where, _sized(key, SCALAR_BYTES, "a position key"))
+def group_commitment(scalar: bytes) -> bytes:
+    """scalar * G (G the Ed25519 base point): a commitment in the group to a key."""
+    point: bytes = sodium.crypto_scalarmult_ed25519_base_noclamp(
+        _sized(scalar, SCALAR_BYTES, "a key")
+    )
+    return point
 
 
 def _check_opening(computed: bytes, expected: bytes, what: str) -> None:
@@ -199,20 +199,16 @@ def check_nonce(
     return value
 
 
-def check_key(
-    key: object,
-    commitment: bytes,
-    table_id: bytes,
-    round_number: int,
-    seat: int,
-    position: int,
-) -> bytes:
-    """The released position `key` if it opens `commitment` and is a nonzero canonical scalar."""
+def check_key(key: object, commitment: bytes, position: int) -> bytes:
+    """The released position `key` if it is a scalar in 1..L-1 and key * G is `commitment`
+    (the seat's K[position], bound to its table, round and seat by its proven phase-B step)."""
     value = _sized(key, SCALAR_BYTES, f"the key for position {position}", DeckError)
-    computed = key_commitment(value, table_id, round_number, seat, position)
-    _check_opening(computed, commitment, f"key for position {position}")
     if not is_scalar(value):
-        raise DeckError(f"the committed key for position {position} is not a scalar in 1..L-1")
+        raise DeckError(f"the key for position {position} is not a scalar in 1..L-1")
+    if not hmac.compare_digest(group_commitment(value), commitment):
+        raise DeckError(
+            f"the key for position {position} does not match the seat's commitment K[{position}]"
+        )
     return value
 
 

@@ -22,8 +22,16 @@ POSITION_KEY = "cfnet/v1/position-key"
 STARTER_NONCE = "cfnet/v1/starter-nonce"
 SEED_COMMITMENT = "cfnet/v1/seed-commitment"
 NONCE_COMMITMENT = "cfnet/v1/nonce-commitment"
-KEY_COMMITMENT = "cfnet/v1/key-commitment"
 JOINT_DRAW = "cfnet/v1/joint-draw"
+SHUFFLE_GENERATOR = "cfnet/v1/shuffle-generator"
+SHUFFLE_STATEMENT = "cfnet/v1/shuffle-statement"
+SHUFFLE_WEIGHT = "cfnet/v1/shuffle-weight"
+SHUFFLE_CHALLENGE = "cfnet/v1/shuffle-challenge"
+SHUFFLE_NONCE = "cfnet/v1/shuffle-nonce"
+REKEY_STATEMENT = "cfnet/v1/rekey-statement"
+REKEY_WEIGHT = "cfnet/v1/rekey-weight"
+REKEY_CHALLENGE = "cfnet/v1/rekey-challenge"
+REKEY_NONCE = "cfnet/v1/rekey-nonce"
 
 TABLE_ID_BYTES = 16
 SEED_BYTES = 32

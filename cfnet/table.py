@@ -45,6 +45,7 @@ from cfnet.table_wire import (
     ACCEPT,
     BAD_ENTRY,
     BAD_POINT,
+    BAD_PROOF,
     DEFAULT_TIMEOUT,
     DRAW,
     EQUIVOCATION,
@@ -78,15 +79,16 @@ SEED_BYTES = 32
 PREMATURE = "premature"
 OFFLINE = math.inf
 """The time to give a table replaying a finished log: every deadline has long passed."""
-MAX_ORDINARY_ENTRY = 8 * 1024
-"""The largest entry but an abort (the largest real one, a `shuffle_b`, is about 3.7 KB)."""
+MAX_ORDINARY_ENTRY = 9 * 1024
+"""The largest entry but an abort: the largest real one, a `shuffle_a` with its proof, is
+9 112 bytes (a few more once seq numbers pass 65 535)."""
 MAX_ABORT_ENTRY = 2 * MAX_ORDINARY_ENTRY + 16 * 1024
 """The largest abort: an equivocation proof carries two ordinary entries, plus the detail."""
 PENDING_SLACK = 8
 """How far ahead of the chain an entry may be queued: 2 * players + PENDING_SLACK seqs."""
 MAX_PENDING_BYTES = 256 * 1024
 """What one seat's entries queued ahead of the chain may hold: a seat crowds out only itself
-(an honest seat has at most one entry per seq in the window, at most 25 * 8 KiB)."""
+(an honest seat has at most one entry per seq in the window, at most 25 * 9 KiB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +194,15 @@ def parse_genesis(wire: bytes) -> tuple[Entry, str, RuleOptions, int, tuple[Seat
 class Table:
     """One table's protocol state; `local` is None for an observer (what `cfnet verify` runs)."""
 
-    def __init__(self, genesis: bytes, local: LocalSeat | None = None, now: float = 0.0) -> None:
+    def __init__(
+        self,
+        genesis: bytes,
+        local: LocalSeat | None = None,
+        now: float = 0.0,
+        unproven_rounds: frozenset[int] = frozenset(),
+    ) -> None:
+        """`unproven_rounds`: rounds whose hop proofs an observer need not check, because the
+        log holds every seat's reveal of them and the audit recomputes every hop."""
         entry, self.name, self.options, self.timeout, self.seats = parse_genesis(genesis)
         self.table_id = entry.table_id
         self.players = len(self.seats)
@@ -203,6 +213,7 @@ class Table:
             raise LocalProtocolError("the local identity does not hold that seat at this table")
         self.local = local
         self.me = None if local is None else local.seat
+        self.unproven_rounds = unproven_rounds if local is None else frozenset()
         self.entries: list[Entry] = []
         self._times: list[float] = []
         self._held: Entry | None = None
@@ -585,7 +596,13 @@ class Table:
         number = self.game.round_number
         seed = None if self.local is None else self.local.seed(number)
         self.round = RoundState.start(
-            self.table_id, self.players, number, self.options, self.me, seed
+            self.table_id,
+            self.players,
+            number,
+            self.options,
+            self.me,
+            seed,
+            check_proofs=number not in self.unproven_rounds,
         )
 
     def _found(self, fault: Fault, now: float) -> list[Event]:
@@ -652,18 +669,17 @@ class Table:
         """Why an abort's claim does not hold (None if it does; PREMATURE for a timeout that
         this table's own clock has not seen yet)."""
         evidence = claim.evidence
-        if claim.code == BAD_ENTRY:
+        if claim.code in (BAD_ENTRY, BAD_PROOF):
             mine = self.fault
-            if (
-                mine is None
-                or mine.code != BAD_ENTRY
-                or (mine.seat, mine.seq)
-                != (
-                    claim.seat,
-                    claim.seq,
-                )
+            if mine is None or (mine.code, mine.seat, mine.seq) != (
+                claim.code,
+                claim.seat,
+                claim.seq,
             ):
-                return f"this table finds no fault of seat {claim.seat} at entry {claim.seq}"
+                return (
+                    f"this table finds no {claim.code} fault of seat {claim.seat} at entry "
+                    f"{claim.seq}"
+                )
             return None
         if claim.code == TIMEOUT:
             seq = abort.seq

@@ -26,6 +26,7 @@ from cfnet.deck import (
     shuffle_phase_b,
     tile_for_point,
 )
+from cfnet.derive import context
 from cfnet.engine import (
     DRAW,
     PASS,
@@ -41,6 +42,15 @@ from cfnet.engine import (
 )
 from cfnet.errors import LocalProtocolError
 from cfnet.log import Entry
+from cfnet.proofs import (
+    ProofError,
+    RekeyProof,
+    ShuffleProof,
+    check_rekey,
+    check_shuffle,
+    prove_rekey,
+    prove_shuffle,
+)
 from cfnet.rules import RuleOptions, hand_size, round_double
 from cfnet.table_events import Event, HandDealt, MoveMade, RoundStarted
 from cfnet.table_wire import (
@@ -52,6 +62,7 @@ from cfnet.table_wire import (
     TURN_KINDS,
     YARD_KEY,
     Blame,
+    bad_proof,
     blame,
     pack,
     unpack,
@@ -113,7 +124,9 @@ class RoundState:
     me: int | None
     secrets: SeatSecrets | None
     step: Step = Step.SHUFFLE_A
+    check_proofs: bool = True
     seed_commits: list[bytes] = field(default_factory=list)
+    masks: list[bytes] = field(default_factory=list)
     nonce_commits: list[bytes] = field(default_factory=list)
     nonces: list[bytes] = field(default_factory=list)
     starter: int = 0
@@ -149,8 +162,10 @@ class RoundState:
         options: RuleOptions,
         me: int | None,
         seed: bytes | None,
+        check_proofs: bool = True,
     ) -> RoundState:
-        """A round at its first commitment; `seed` is the local seat's round seed."""
+        """A round at its first commitment; `seed` is the local seat's round seed; without
+        `check_proofs` the hop proofs are taken unchecked (for a round the audit covers)."""
         secrets = None
         if me is not None and seed is not None:
             secrets = SeatSecrets.derive(seed, table_id, number, me)
@@ -163,6 +178,7 @@ class RoundState:
             options,
             me,
             secrets,
+            check_proofs=check_proofs,
             keys=[{} for _ in range(players)],
             owner=owner,
             next_yard=players * h,
@@ -224,9 +240,39 @@ class RoundState:
         except DeckError as error:
             raise blame(entry.seat, f"its {entry.kind} deck: {error.reason}", entry.seq) from None
 
+    def hop_input(self, phase: Step, seat: int) -> list[bytes]:
+        """The deck `seat`'s step of `phase` takes: the previous step's output."""
+        if phase is Step.SHUFFLE_A:
+            return round_deck(self.centre) if seat == 0 else self.a_decks[seat - 1]
+        return self.a_decks[-1] if seat == 0 else self.b_decks[seat - 1]
+
+    def _proven(self, entry: Entry, check: Any) -> None:
+        """Run a hop proof's check unless the proofs are not checked or the hop is our own."""
+        if not self.check_proofs or entry.seat == self.me:
+            return
+        try:
+            check()
+        except ProofError as error:
+            raise bad_proof(
+                entry.seat, f"its {entry.kind} proof: {error.reason}", entry.seq
+            ) from None
+
     def _on_shuffle_a(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
-        self.a_decks.append(self._checked_deck(entry, unpack(body["deck"])))
+        deck = self._checked_deck(entry, unpack(body["deck"]))
+        where = context(self.table_id, self.number, seat)
+        self._proven(
+            entry,
+            lambda: check_shuffle(
+                where,
+                self.hop_input(Step.SHUFFLE_A, seat),
+                deck,
+                body["mask_commitment"],
+                ShuffleProof.from_bytes(body["proof"], DECK_SIZE),
+            ),
+        )
+        self.a_decks.append(deck)
         self.a_seqs.append(entry.seq)
+        self.masks.append(body["mask_commitment"])
         self.seed_commits.append(body["seed_commitment"])
         self.nonce_commits.append(body["nonce_commitment"])
         if len(self.a_decks) == self.players:
@@ -238,9 +284,23 @@ class RoundState:
             check_nonce(body["nonce"], self.nonce_commits[seat], self.table_id, self.number, seat)
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
-        self.b_decks.append(self._checked_deck(entry, unpack(body["deck"])))
+        deck = self._checked_deck(entry, unpack(body["deck"]))
+        key_points = unpack(body["key_commitments"])
+        where = context(self.table_id, self.number, seat)
+        self._proven(
+            entry,
+            lambda: check_rekey(
+                where,
+                self.hop_input(Step.SHUFFLE_B, seat),
+                deck,
+                self.masks[seat],
+                key_points,
+                RekeyProof.from_bytes(body["proof"], DECK_SIZE),
+            ),
+        )
+        self.b_decks.append(deck)
         self.b_seqs.append(entry.seq)
-        self.key_commits.append(unpack(body["key_commitments"]))
+        self.key_commits.append(key_points)
         self.nonces.append(body["nonce"])
         if len(self.b_decks) < self.players:
             return []
@@ -254,7 +314,7 @@ class RoundState:
         seat = entry.seat
         commitment = self.key_commits[seat][position]
         try:
-            return check_key(key, commitment, self.table_id, self.number, seat, position)
+            return check_key(key, commitment, position)
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
 
@@ -437,21 +497,43 @@ class RoundState:
         secrets, me, r = self.secrets, self.me, self.number
         assert secrets is not None and me is not None
         body: dict[str, Any] = {"round": r}
+        where = context(self.table_id, r, me)
         if kind == SHUFFLE_A:
             body["seed_commitment"] = seed_commitment(secrets.seed, self.table_id, r, me)
             body["nonce_commitment"] = nonce_commitment(secrets.starter_nonce, self.table_id, r, me)
+            source = self.hop_input(Step.SHUFFLE_A, me)
             if me == 0:
-                body["deck"] = pack(shuffle_phase_a(round_deck(self.centre), secrets))
+                deck = shuffle_phase_a(source, secrets)
             else:
-                body["deck"] = pack(self._hop(shuffle_phase_a, self.a_decks, self.a_seqs, me - 1))
+                deck = self._hop(shuffle_phase_a, self.a_decks, self.a_seqs, me - 1)
+            mask = secrets.mask_commitment()
+            proof = prove_shuffle(
+                where, source, deck, mask, secrets.permutation, secrets.masking_key, secrets.seed
+            )
+            body.update(deck=pack(deck), mask_commitment=mask, proof=proof.to_bytes())
         elif kind == SHUFFLE_B:
+            source = self.hop_input(Step.SHUFFLE_B, me)
             if me == 0:
                 deck = self._hop(shuffle_phase_b, self.a_decks, self.a_seqs, self.players - 1)
             else:
                 deck = self._hop(shuffle_phase_b, self.b_decks, self.b_seqs, me - 1)
-            body["deck"] = pack(deck)
-            body["key_commitments"] = pack(secrets.key_commitments())
-            body["nonce"] = secrets.starter_nonce
+            key_points = secrets.key_commitments()
+            rekey = prove_rekey(
+                where,
+                source,
+                deck,
+                self.masks[me],
+                key_points,
+                secrets.masking_key,
+                secrets.position_keys,
+                secrets.seed,
+            )
+            body.update(
+                deck=pack(deck),
+                key_commitments=pack(key_points),
+                nonce=secrets.starter_nonce,
+                proof=rekey.to_bytes(),
+            )
         elif kind == DEAL:
             body["keys"] = pack([secrets.position_keys[p] for p in self.others_positions(me)])
         elif kind == YARD_KEY:

@@ -9,15 +9,15 @@ the seat that was due; a `timeout` abort is its poster's claim, which time canno
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.log import Entry
 from cfnet.logfile import LogFileError, link_problem
-from cfnet.table import OFFLINE, Table
+from cfnet.table import OFFLINE, Table, parse_genesis
 from cfnet.table_events import Aborted, FaultFound, RoundScored
-from cfnet.table_wire import TIMEOUT, Fault
+from cfnet.table_wire import REVEAL, TIMEOUT, Fault
 
 
 @dataclass
@@ -162,27 +162,23 @@ class _Judge:
         self.verdict.seq = entry.seq
 
     def _after_end(self, entry: Entry) -> None:
-        """An entry the table did not take because the game had ended: evidence against its
-        seat only if that seat signed it, linked to the end."""
+        """An entry the table did not take because the game had ended. A live table ignores it
+        too (only an equivocation still counts after the end), so it blames nobody, even when
+        its seat signed it: it is reported as not part of the game."""
         table = self.table
         self.judging = False
-        if (
-            link_problem(table.entries[-1], entry) is None
-            and entry.seat < table.players
-            and entry.verify(table.seats[entry.seat].key)
-        ):
-            self._proven(
-                entry.seat,
-                entry.seq,
+        signed = entry.seat < table.players and entry.verify(table.seats[entry.seat].key)
+        if signed and link_problem(table.entries[-1], entry) is None:
+            note = (
                 f"{_where(entry)}: {self._who(entry.seat)} signed an entry after the game had"
-                " ended",
+                " ended; it is not part of the game"
             )
         else:
-            junk = f"{_claims(entry)} after the end is junk: it is not signed by the seat it names"
-            if self.verdict.problem:
-                self.notes.append(junk)
-            else:
-                self.verdict.problem, self.verdict.seq = junk, entry.seq
+            note = f"{_claims(entry)} after the end is junk: it is not signed by the seat it names"
+        if self.verdict.problem:
+            self.notes.append(note)
+        else:
+            self.verdict.problem, self.verdict.seq = note, entry.seq
 
     def _report(self, entry: Entry) -> None:
         """After the first proven fault: the abort that reports it, if the table takes it."""
@@ -235,17 +231,50 @@ class _Judge:
         return verdict
 
 
-def verify_entries(entries: Iterable[Entry], rest: Callable[[], int] | None = None) -> Verdict:
+def audited_rounds(entries: Iterable[Entry]) -> frozenset[int]:
+    """The rounds for which `entries` hold a validly signed `reveal` of every seat. A seat
+    reveals only after checking every hop proof of its round, and the audit recomputes every
+    hop from the seeds, so `verify` need not check those proofs again (protocol.md 4.7)."""
+    revealed: dict[int, set[int]] = {}
+    stream = iter(entries)
+    try:
+        genesis = next(stream, None)
+        if genesis is None:
+            return frozenset()
+        seats = parse_genesis(genesis.wire)[4]
+        for entry in stream:
+            number = entry.body.get("round")
+            if (
+                entry.kind == REVEAL
+                and entry.table_id == genesis.table_id
+                and type(number) is int
+                and entry.seat < len(seats)
+                and entry.verify(seats[entry.seat].key)
+            ):
+                revealed.setdefault(number, set()).add(entry.seat)
+    except (LogFileError, PeerProtocolError):
+        pass  # the judging pass reports what is wrong; only whole reveals count here
+    return frozenset(number for number, who in revealed.items() if len(who) == len(seats))
+
+
+def verify_entries(
+    entries: Iterable[Entry],
+    rest: Callable[[], int] | None = None,
+    audited: frozenset[int] | None = None,
+) -> Verdict:
     """Replay `entries` (a list, or a stream such as `logfile.iter_log`, whose LogFileError
     ends the reading) through an observer table and judge them. Once the verdict is settled,
     the entries left are counted by `rest()` if given (e.g. `logfile.count_records` on the
-    file, which skips their bodies), else by iterating them."""
+    file, which skips their bodies), else by iterating them. `audited`: the rounds whose hop
+    proofs need no check (`audited_rounds`; found here when `entries` is a list)."""
+    if audited is None:
+        audited = audited_rounds(entries) if isinstance(entries, Sequence) else frozenset()
     stream = iter(entries)
     try:
         genesis = next(stream, None)
         if genesis is None:
             return Verdict(None, problem="the log has no entries")
-        table = Table(genesis.wire, None, OFFLINE)
+        table = Table(genesis.wire, None, OFFLINE, audited)
     except LogFileError as error:
         return Verdict(None, problem=str(error))
     except PeerProtocolError as error:  # a table entry is signed by the key it declares

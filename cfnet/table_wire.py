@@ -10,7 +10,7 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 24 * 3600
 MAX_NAME_CHARS = 40
@@ -37,8 +37,14 @@ BAD_ENTRY = "bad-entry"
 OUT_OF_TURN = "out-of-turn"
 EQUIVOCATION = "equivocation"
 BAD_POINT = "bad-point"
+BAD_PROOF = "bad-proof"
 TIMEOUT = "timeout"
-FAULT_CODES = (BAD_ENTRY, OUT_OF_TURN, EQUIVOCATION, BAD_POINT, TIMEOUT)
+FAULT_CODES = (BAD_ENTRY, OUT_OF_TURN, EQUIVOCATION, BAD_POINT, BAD_PROOF, TIMEOUT)
+DECK_POINTS = 54
+SHUFFLE_PROOF_BYTES = (4 * DECK_POINTS + 5) * HASH_BYTES
+"""A phase-A shuffle proof: C, Chat (54 points each), c, s1..s4, shat, sprime (54 each)."""
+REKEY_PROOF_BYTES = (DECK_POINTS + 2) * HASH_BYTES
+"""A phase-B rekey proof: c, s_m, s_0..s_53."""
 
 
 class BodyError(PeerProtocolError):
@@ -65,6 +71,11 @@ def packed(count: int) -> Check:
     return lambda v: type(v) is bytes and len(v) == count * HASH_BYTES
 
 
+def sized(size: int) -> Check:
+    """A check: a byte string of exactly `size` bytes."""
+    return lambda v: type(v) is bytes and len(v) == size
+
+
 def pack(items: Sequence[bytes]) -> bytes:
     """32-byte items (points, keys, commitments) as one byte string, in order."""
     return b"".join(items)
@@ -83,10 +94,21 @@ def int_list(size: int) -> Check:
 @cache
 def round_body_spec(kind: str, players: int, hand: int) -> dict[str, Check]:
     """The fields of a round entry of `kind` at a table of `players` seats dealt `hand` each."""
-    deck = packed(54)
+    deck = packed(DECK_POINTS)
     specs: dict[str, dict[str, Check]] = {
-        SHUFFLE_A: {"deck": deck, "seed_commitment": is_b32, "nonce_commitment": is_b32},
-        SHUFFLE_B: {"deck": deck, "key_commitments": deck, "nonce": is_b32},
+        SHUFFLE_A: {
+            "deck": deck,
+            "seed_commitment": is_b32,
+            "nonce_commitment": is_b32,
+            "mask_commitment": is_b32,
+            "proof": sized(SHUFFLE_PROOF_BYTES),
+        },
+        SHUFFLE_B: {
+            "deck": deck,
+            "key_commitments": deck,
+            "nonce": is_b32,
+            "proof": sized(REKEY_PROOF_BYTES),
+        },
         DEAL: {"keys": packed((players - 1) * hand)},
         PLAY: {"position": is_int, "tile": is_int, "end": is_str, "key": is_b32},
         DRAW: {},
@@ -150,6 +172,7 @@ def parse_abort(body: Mapping[str, Any], players: int) -> Fault:
         OUT_OF_TURN: {"entry": lambda v: type(v) is bytes},
         EQUIVOCATION: {"entries": lambda v: type(v) is list},
         BAD_POINT: {"seq": is_int, "index": is_int},
+        BAD_PROOF: {"seq": is_int},
         TIMEOUT: {"seq": is_int},
     }
     check_body(f"{code} evidence", evidence, shapes[code])
@@ -208,6 +231,11 @@ class Blame(PeerProtocolError):
     def __init__(self, fault: Fault) -> None:
         super().__init__(fault.detail, fault.seat)
         self.fault = fault
+
+
+def bad_proof(seat: int, detail: str, seq: int) -> Blame:
+    """A Blame for `seat`'s shuffle step `seq`, whose proof does not verify."""
+    return Blame(Fault(seat, BAD_PROOF, detail, seq, {"seq": seq}))
 
 
 def blame(seat: int, detail: str, seq: int, index: int | None = None) -> Blame:

@@ -1,6 +1,8 @@
 """Benchmark of the table protocol: for 2, 4 and 8 seats, the compute time of one round's set-up
-(commitments to the end of the deal) for all seats together, the time of just the scalar
-multiplications that set-up needs, and the time `cfnet verify` takes on a complete game.
+(commitments to the end of the deal, with every hop proof made and checked) for all seats
+together, the time of just the scalar multiplications that set-up needs (counted while it ran),
+one hop proof's prove and verify times, one peer's proof work per round, and the time
+`cfnet verify` takes on a complete game.
 
 Run: .venv/bin/python scripts/bench_protocol.py [--rounds 10] [--repeat 3]
 """
@@ -11,37 +13,105 @@ import argparse
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import nacl.bindings as sodium
 
-from cfnet.deck import TILE_POINTS
+from cfnet.deck import TILE_POINTS, SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
+from cfnet.derive import context
 from cfnet.logfile import read_log, write_log
-from cfnet.rules import RuleOptions, hand_size
+from cfnet.proofs import check_rekey, check_shuffle, prove_rekey, prove_shuffle
+from cfnet.rules import RuleOptions
 from cfnet.table_round import Step
 from cfnet.table_sim import play_protocol_game, start_tables
 from cfnet.table_verify import verify_entries
+from cfnet.tiles import double
+
+VARIABLE = "crypto_scalarmult_ed25519_noclamp"
+BASE = "crypto_scalarmult_ed25519_base_noclamp"
 
 
-def setup_time(players: int, seed: int) -> float:
-    """Seconds from the first round entry to every seat holding its hand, all peers together."""
+def setup_time(players: int, seed: int) -> tuple[float, dict[str, int]]:
+    """Seconds from the first round entry to every seat holding its hand, all peers together,
+    and how many variable- and base-point multiplications that took."""
     network = start_tables(players, seed, RuleOptions(rounds=1))
     network.run(until=lambda: all(t.round is not None for t in network.tables))
-    start = time.perf_counter()
-    network.run(until=lambda: all(t.round and t.round.step is Step.TURNS for t in network.tables))
-    elapsed = time.perf_counter() - start
+    counts = {VARIABLE: 0, BASE: 0}
+    originals = {name: getattr(sodium, name) for name in counts}
+
+    def counted(name: str) -> object:
+        def call(*args: bytes) -> bytes:
+            counts[name] += 1
+            result: bytes = originals[name](*args)
+            return result
+
+        return call
+
+    for name in counts:
+        setattr(sodium, name, counted(name))
+    try:
+        start = time.perf_counter()
+        network.run(
+            until=lambda: all(t.round and t.round.step is Step.TURNS for t in network.tables)
+        )
+        elapsed = time.perf_counter() - start
+    finally:
+        for name, original in originals.items():
+            setattr(sodium, name, original)
     assert all(t.round and t.round.mine for t in network.tables)
-    return elapsed
+    return elapsed, counts
 
 
-def scalarmult_time(count: int) -> float:
-    """Seconds for `count` noclamp scalar multiplications of group points."""
+def scalarmult_time(variable: int, base: int) -> float:
+    """Seconds for that many noclamp variable-point and base-point scalar multiplications."""
     scalars = [sodium.crypto_core_ed25519_scalar_reduce(os.urandom(64)) for _ in range(64)]
     points = list(TILE_POINTS)
     start = time.perf_counter()
-    for i in range(count):
+    for i in range(variable):
         sodium.crypto_scalarmult_ed25519_noclamp(scalars[i % 64], points[i % len(points)])
+    for i in range(base):
+        sodium.crypto_scalarmult_ed25519_base_noclamp(scalars[i % 64])
     return time.perf_counter() - start
+
+
+def proof_times(repeat: int) -> dict[str, float]:
+    """Best-of-`repeat` seconds to prove and to verify one phase-A and one phase-B hop."""
+    secrets = SeatSecrets.derive(os.urandom(32), bytes(16), 1, 0)
+    where, mask, keys = (
+        context(bytes(16), 1, 0),
+        secrets.mask_commitment(),
+        secrets.key_commitments(),
+    )
+    deck = round_deck(double(9))
+    masked = shuffle_phase_a(deck, secrets)
+    rekeyed = shuffle_phase_b(masked, secrets)
+    steps: dict[str, Callable[[], object]] = {
+        "prove A": lambda: prove_shuffle(
+            where, deck, masked, mask, secrets.permutation, secrets.masking_key, secrets.seed
+        ),
+        "prove B": lambda: prove_rekey(
+            where, masked, rekeyed, mask, keys, secrets.masking_key, secrets.position_keys,
+            secrets.seed,
+        ),
+    }  # fmt: skip
+    a = prove_shuffle(
+        where, deck, masked, mask, secrets.permutation, secrets.masking_key, secrets.seed
+    )
+    b = prove_rekey(
+        where, masked, rekeyed, mask, keys, secrets.masking_key, secrets.position_keys, secrets.seed
+    )
+    steps["verify A"] = lambda: check_shuffle(where, deck, masked, mask, a)
+    steps["verify B"] = lambda: check_rekey(where, masked, rekeyed, mask, keys, b)
+    times: dict[str, float] = {}
+    for name, step in steps.items():
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            step()
+            best = min(best, time.perf_counter() - start)
+        times[name] = best
+    return times
 
 
 def verify_time(players: int, rounds: int, seed: int) -> tuple[float, int]:
@@ -62,24 +132,37 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10, help="rounds of the verified game")
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
+    proofs = proof_times(args.repeat)
+    print("one hop proof (54 points): " + ", ".join(
+        f"{name} {t * 1e3:.1f} ms" for name, t in proofs.items()
+    ))  # fmt: skip
     print(
-        f"{'seats':>5} {'set-up ms':>10} {'mults':>6} {'mults ms':>9} {'ratio':>6}"
-        f" {'verify ms':>10} {'entries':>8}"
+        f"{'seats':>5} {'set-up ms':>10} {'mults':>11} {'mults ms':>9} {'ratio':>6}"
+        f" {'peer proofs ms':>15} {'verify ms':>10} {'entries':>8}"
     )
     for players in (2, 4, 8):
-        mults = players * (2 * 54 + hand_size(players))
-        setup = min(setup_time(players, seed) for seed in range(1, args.repeat + 1))
-        pure = min(scalarmult_time(mults) for _ in range(args.repeat))
+        setups = [setup_time(players, seed) for seed in range(1, args.repeat + 1)]
+        setup, counts = min(setups, key=lambda run: run[0])
+        mults = f"{counts[VARIABLE]}+{counts[BASE]}G"
+        pure = min(scalarmult_time(counts[VARIABLE], counts[BASE]) for _ in range(args.repeat))
+        peer = (
+            proofs["prove A"]
+            + proofs["prove B"]
+            + (players - 1) * (proofs["verify A"] + proofs["verify B"])
+        )
         runs = [verify_time(players, args.rounds, seed) for seed in range(1, args.repeat + 1)]
         verify = min(r[0] for r in runs)
         print(
-            f"{players:>5} {setup * 1e3:>10.1f} {mults:>6} {pure * 1e3:>9.1f}"
-            f" {setup / pure:>6.2f} {verify * 1e3:>10.1f} {runs[0][1]:>8}"
+            f"{players:>5} {setup * 1e3:>10.1f} {mults:>11} {pure * 1e3:>9.1f}"
+            f" {setup / pure:>6.2f} {peer * 1e3:>15.1f} {verify * 1e3:>10.1f} {runs[0][1]:>8}"
         )
-    print("set-up: every seat's shuffle_a, shuffle_b and deal (with the seed, nonce and key")
-    print("commitments and the nonces), each checked by every peer (signatures, decks, keys),")
-    print("the joint draw, and each seat opening its hand.")
-    print("mults: N*(2*54 + hand) scalar multiplications, timed on their own.")
+    print("set-up: every seat's shuffle_a, shuffle_b and deal (with the commitments, the hop")
+    print("proofs and the nonces), each checked by every peer (signatures, decks, proofs, keys),")
+    print("the joint draw, and each seat opening its hand; all peers together.")
+    print("mults: the variable-point + base-point (G) multiplications that set-up made, timed")
+    print("on their own; ratio: set-up / mults (target at most 1.5).")
+    print("peer proofs: one peer's proof work per round (prove its two hops, verify the other")
+    print("seats' 2(N-1)); targets 0.25 s with 4 seats, 0.5 s with 8.")
     print(f"verify: read the log of a complete {args.rounds}-round game and check all of it.")
 
 

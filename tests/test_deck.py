@@ -25,8 +25,8 @@ from cfnet.deck import (
     check_key,
     check_nonce,
     check_seed,
+    group_commitment,
     joint_draw_index,
-    key_commitment,
     new_seed,
     nonce_commitment,
     open_point,
@@ -70,7 +70,8 @@ POSITION_KEYS = {
 STARTER_NONCE = "5dcfcba789501ac3cdf88e964eaa04dff36690ea320b5d01a0a488fc124e7e95"
 SEED_COMMITMENT = "72b6b9c65177c6c5a942c8c6bbf6847a23e97e8b7e1efd58c428d41d346fd70d"
 NONCE_COMMITMENT = "d81cd05dffff71d7fcb5ac4af786272cef30e5710317a2a4a90a0b67a8424e5a"
-KEY_COMMITMENT_0 = "7b0c3a71687b934d77c5e9969013685d711729ccc53a224b1c3dce6b2c339754"
+KEY_COMMITMENT_0 = "90213241c52d4228135be7c038ea6dd6643c56df4b1a0a0e0d7ebe5d58dddc15"
+MASK_COMMITMENT = "339202d88bf0adf518e4634039428f201866b681b01a7a4b5e18ec4abcacca45"
 # joint_draw_index with nonces bytes([i]) * 32 for seats i = 0..3
 JOINT_DRAW_VECTORS = {(4, 1): 8, (2, 1): 42, (4, 2): 44}  # (seats, round) -> index
 # round 1 (centre 9-9): one seat's phase A then phase B on the fresh deck, position 0
@@ -128,7 +129,8 @@ def test_derivation_vectors() -> None:
     assert seed_commitment(VECTOR_SEED, *where).hex() == SEED_COMMITMENT
     assert nonce_commitment(secrets.starter_nonce, *where).hex() == NONCE_COMMITMENT
     assert secrets.key_commitments()[0].hex() == KEY_COMMITMENT_0
-    assert key_commitment(secrets.position_keys[0], *where, 0).hex() == KEY_COMMITMENT_0
+    assert group_commitment(secrets.position_keys[0]).hex() == KEY_COMMITMENT_0
+    assert secrets.mask_commitment().hex() == MASK_COMMITMENT
     phase_a = shuffle_phase_a(round_deck(double(9)), secrets)
     assert phase_a[0].hex() == PHASE_A_0
     assert shuffle_phase_b(phase_a, secrets)[0].hex() == PHASE_B_0
@@ -201,12 +203,10 @@ def test_derivations_match_the_written_spec() -> None:
     assert seed_commitment(VECTOR_SEED, VECTOR_TABLE, VECTOR_ROUND, VECTOR_SEAT) == (
         seed_hash.digest()
     )
-    key_hash = hashlib.sha256(
-        spec_label("cfnet/v1/key-commitment")
-        + spec_context(VECTOR_SEAT, 3)
-        + secrets.position_keys[3]
+    base_point = sodium.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(32, "little"))
+    assert secrets.key_commitments()[3] == sodium.crypto_scalarmult_ed25519_noclamp(
+        secrets.position_keys[3], base_point
     )
-    assert secrets.key_commitments()[3] == key_hash.digest()
     tile = Tile.of(3, 5)
     digest = hashlib.sha512(spec_label("cfnet/v1/tile-point") + bytes([0, 0, 0, 3, 0, 0, 0, 5]))
     assert tile_point(tile) == sodium.crypto_core_ed25519_from_uniform(digest.digest()[:32])
@@ -509,29 +509,20 @@ def test_seed_and_nonce_commitments_bind_table_round_and_seat() -> None:
     assert nonce_c != seed_commitment(secrets.starter_nonce, *where)  # labels separate kinds
 
 
-def test_key_commitments_bind_table_round_seat_and_position() -> None:
+def test_a_released_key_must_open_its_group_commitment() -> None:
     secrets = vector_secrets()
     key, commitment = secrets.position_keys[5], secrets.key_commitments()[5]
-    assert check_key(key, commitment, VECTOR_TABLE, VECTOR_ROUND, VECTOR_SEAT, 5) == key
-    for place in [
-        (OTHER_TABLE, VECTOR_ROUND, VECTOR_SEAT, 5),
-        (VECTOR_TABLE, VECTOR_ROUND + 1, VECTOR_SEAT, 5),
-        (VECTOR_TABLE, VECTOR_ROUND, VECTOR_SEAT + 1, 5),
-        (VECTOR_TABLE, VECTOR_ROUND, VECTOR_SEAT, 6),
-    ]:
-        with pytest.raises(DeckError, match=r"key for position \d+ does not match"):
-            check_key(key, commitment, *place)
+    assert check_key(key, commitment, 5) == key
     with pytest.raises(DeckError, match="does not match"):  # a wrong key released
-        check_key(secrets.position_keys[6], commitment, VECTOR_TABLE, 1, VECTOR_SEAT, 5)
+        check_key(secrets.position_keys[6], commitment, 5)
     with pytest.raises(DeckError, match="must be 32 bytes"):
-        check_key(key[:31], commitment, VECTOR_TABLE, 1, VECTOR_SEAT, 5)
+        check_key(key[:31], commitment, 5)
 
 
 @pytest.mark.parametrize("bad_key", [bytes(32), L.to_bytes(32, "little"), b"\xff" * 32])
-def test_a_committed_key_that_is_no_scalar_is_refused(bad_key: bytes) -> None:
-    commitment = key_commitment(bad_key, TABLE, 1, 0, 0)
+def test_a_released_key_that_is_no_scalar_is_refused(bad_key: bytes) -> None:
     with pytest.raises(DeckError, match=r"not a scalar in 1\.\.L-1"):
-        check_key(bad_key, commitment, TABLE, 1, 0, 0)
+        check_key(bad_key, valid_point(), 0)
     with pytest.raises(DeckError, match="not a 32-byte scalar"):
         open_point(valid_point(), [bad_key])
 
@@ -592,7 +583,7 @@ def deal(secrets: Sequence[SeatSecrets], deck: Sequence[bytes]) -> list[list[Til
         positions = range(owner * size, (owner + 1) * size)
         released = [
             [
-                check_key(s.position_keys[p], commitments[s.seat][p], TABLE, 1, s.seat, p)
+                check_key(s.position_keys[p], commitments[s.seat][p], p)
                 for s in secrets
                 if s.seat != owner
             ]

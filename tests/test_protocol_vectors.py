@@ -13,9 +13,9 @@ from cfnet.table_verify import verify_entries
 
 VECTOR = Path(__file__).parent / "vectors" / "game-2p-seed1.cfnlog"
 TABLE_ID = "c136822e9040a9cebc01c6d7344dacfd"
-GENESIS_HASH = "419f1b6ed96184f2116a6c9ae9ce3ed58895ddcc79a3cf8250c753869258c83a"
-HEAD = "a85afa53128d18e244e18fb76e6ee5c6ba281733498d768dacee905ce6748722"
-FILE_SHA256 = "e667c1cc62ea0cbb7a9988bcdf342e0994f7d64deafb505c831d984f231442e7"
+GENESIS_HASH = "e0be1e43f011247e78ea8bd6947018a8f94569ff33e398b49020a7d1da1fc9a3"
+HEAD = "473d1ccca052e94f6162a79de1be90096a2d54600b746554921e0e23c5038351"
+FILE_SHA256 = "bb9129d71d7242596743bd60af0450cdb085a2171fe44f97084005b98a50dece"
 
 
 def _shake(label: str, *parts: int, size: int) -> bytes:
@@ -26,7 +26,7 @@ def _shake(label: str, *parts: int, size: int) -> bytes:
 
 def test_vector_file() -> None:
     data = VECTOR.read_bytes()
-    assert len(data) == 22946
+    assert len(data) == 40810
     assert hashlib.sha256(data).hexdigest() == FILE_SHA256
     entries = read_log(VECTOR)
     assert len(entries) == 53

@@ -40,13 +40,15 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.saved_games import GameLookupError, find_log
     from cfnet.store import default_home
     from cfnet.table import MAX_ABORT_ENTRY
-    from cfnet.table_verify import verify_entries
+    from cfnet.table_verify import audited_rounds, verify_entries
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
         with path.open("rb") as f:
+            audited = audited_rounds(iter_log(f, str(path), MAX_ABORT_ENTRY))
+            f.seek(0)
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
-            verdict = verify_entries(stream, lambda: count_records(f))
+            verdict = verify_entries(stream, lambda: count_records(f), audited)
     except (OSError, GameLookupError) as error:
         print(f"cfnet verify: {error}", file=sys.stderr)
         return 1
