@@ -400,6 +400,28 @@ def test_public_round_vectors(name: str) -> None:
     assert list(engine.scores()) == spec.scores() == data["scores"]
 
 
+def test_the_worked_example_of_draws_and_passes() -> None:
+    """The table in 4.3 ("The end of the turns") is the end of the "blocked" vector round."""
+    row = r"""^\|\ (\d+)\ \|\ (\d)\ \|\ (draw|pass|\d-\d\ on\ \w+)\ \|   # move, seat, move made
+        \ ([^|]+)\ \|\ ([\d\ ]+)\ \|\ (\d+)\ \|\ (\d+)\ \|$"""  # ends, hands, Y, passes
+    rows = re.findall(row, SPEC, re.M | re.X)
+    assert len(rows) == 10
+    trace = json.loads(PUBLIC_ROUNDS.read_text())["blocked"]["trace"]
+    for number, seat, made, ends, hands, yard, passes in rows:
+        step = trace[int(number) - 1]
+        move = move_from_plain(step["move"])
+        assert str(move).replace(" ", " on ") == made, f"move {number}"
+        shown = " ".join(f"{k}:{v}" for k, v in step["ends"].items()) or "(none: blocked)"
+        assert (int(seat), shown, hands.split(), int(yard), int(passes)) == (
+            step["seat"],
+            ends.strip(),
+            [str(c) for c in step["hand_counts"]],
+            step["yard"],
+            step["passes"],
+        ), f"move {number}"
+    assert int(rows[-1][0]) == len(trace)
+
+
 def test_the_vectors_cover_every_end_and_every_kind_of_move() -> None:
     data = json.loads(PUBLIC_ROUNDS.read_text())
     assert {v["end"] for v in data.values()} == {e.value for e in EndReason}
