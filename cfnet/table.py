@@ -617,23 +617,19 @@ class Table:
     # ------------------------------------------------------------------ aborts
 
     def _abort(self, entry: Entry, now: float) -> list[Event]:
+        due = self._expected_at(entry.seq)  # who was due there, whatever the abort says
         try:
             claim = parse_abort(entry.body, self.players)
         except BodyError as error:
-            raise PeerProtocolError(f"malformed abort: {error.reason}", entry.seat) from None
+            return self._bad_abort(entry, now, due, f"malformed abort: {error.reason}")
         if claim.seat == entry.seat:
-            raise PeerProtocolError("an abort cannot blame its own author", entry.seat)
+            return self._bad_abort(entry, now, due, "its abort blames its own author")
         problem = self._check_claim(claim, entry, now)
-        due = self._expected_at(entry.seq)  # who was due there, whatever the abort says
         if problem == PREMATURE:
             self._held = entry  # taken if our own clock agrees before the seat posts
             return []
         if problem is not None:
-            if entry.seq < len(self.entries) or self.fault is not None:
-                raise PeerProtocolError(f"abort refused: {problem}", entry.seat)
-            self._append(entry, now, due)
-            detail = f"its abort does not hold: {problem}"
-            return [Appended(entry), *self._found(blame(entry.seat, detail, entry.seq).fault, now)]
+            return self._bad_abort(entry, now, due, f"its abort does not hold: {problem}")
         superseded: list[Event] = []
         if entry.seq < len(self.entries):
             self._wires.difference_update(e.wire for e in self.entries[entry.seq :])
@@ -645,6 +641,15 @@ class Table:
         self._append(entry, now, due)
         self.aborted, self.aborted_by = claim, entry.seat
         return [*superseded, Appended(entry), Aborted(claim, entry.seat)]
+
+    def _bad_abort(self, entry: Entry, now: float, due: int, why: str) -> list[Event]:
+        """An abort that is malformed or does not hold: at the head of a chain with no fault
+        yet it is a signed entry that breaks a rule (appended, its author blamed); elsewhere it
+        supersedes nothing and proves nothing (refused)."""
+        if entry.seq < len(self.entries) or self.fault is not None:
+            raise PeerProtocolError(f"abort refused: {why}")
+        self._append(entry, now, due)
+        return [Appended(entry), *self._found(blame(entry.seat, why, entry.seq).fault, now)]
 
     def _earlier_abort(self, entry: Entry, now: float) -> list[Event]:
         """After an abort, only an earlier valid abort counts (a lower seq, or the same seq and

@@ -1,17 +1,49 @@
-"""protocol.md section 5: the complete 2-seat game log from fixed seeds, byte for byte."""
+"""protocol.md sections 3-5 checked against the code: the complete 2-seat game log from fixed
+seeds and its move list, the open-end labels and turn rules (re-implemented here from the
+text alone and compared with the engine), the abort body, the entry size limits a verifier
+applies, and which seed each round uses."""
 
 from __future__ import annotations
 
 import hashlib
+import json
+import random
+import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import nacl.bindings as sodium
+import nacl.exceptions
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cfnet.codec import encode_canonical
+from cfnet.engine import (
+    EndReason,
+    IllegalMoveError,
+    Move,
+    Play,
+    PlayerView,
+    Round,
+    line_label,
+    move_from_plain,
+    move_to_plain,
+    parse_move,
+)
 from cfnet.identity import Identity
+from cfnet.log import Entry, sign_entry
 from cfnet.logfile import read_log, write_log
 from cfnet.rules import RuleOptions
-from cfnet.table_sim import play_protocol_game
-from cfnet.table_verify import verify_entries
+from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
+from cfnet.table_verify import Verdict, verify_entries
+from cfnet.tiles import ALL_TILES, Tile
 
-VECTOR = Path(__file__).parent / "vectors" / "game-2p-seed1.cfnlog"
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = (ROOT / "protocol.md").read_text()
+VECTOR = ROOT / "tests" / "vectors" / "game-2p-seed1.cfnlog"
+PUBLIC_ROUNDS = ROOT / "tests" / "vectors" / "public-rounds.json"
 TABLE_ID = "c136822e9040a9cebc01c6d7344dacfd"
 GENESIS_HASH = "e0be1e43f011247e78ea8bd6947018a8f94569ff33e398b49020a7d1da1fc9a3"
 HEAD = "473d1ccca052e94f6162a79de1be90096a2d54600b746554921e0e23c5038351"
@@ -22,6 +54,27 @@ def _shake(label: str, *parts: int, size: int) -> bytes:
     """The simulated peers' derivation, re-implemented from protocol.md's words."""
     data = label.encode() + b"".join(p.to_bytes(8, "big") for p in parts)
     return hashlib.shake_256(data).digest(size)
+
+
+def _block(marker: str) -> str:
+    """The indented block that follows the line `marker` in protocol.md."""
+    start = SPEC.index(marker + "\n") + len(marker) + 1
+    lines = []
+    for line in SPEC[start:].splitlines()[1:]:
+        if line and not line.startswith("    "):
+            break
+        lines.append(line.strip())
+    return "\n".join(lines).strip()
+
+
+def _hex_after(name: str) -> bytes:
+    """The hex value named `name` in protocol.md (`name   <hex, maybe over several lines>`)."""
+    match = re.search(rf"^    {re.escape(name)} +([0-9a-f]+(?:\n {{10,}}[0-9a-f]+)*)$", SPEC, re.M)
+    assert match is not None, f"protocol.md names no {name}"
+    return bytes.fromhex("".join(match.group(1).split()))
+
+
+# ------------------------------------------------------------------- section 5: the game
 
 
 def test_vector_file() -> None:
@@ -55,3 +108,499 @@ def test_sim_derivations_as_written() -> None:
     reveals = [e for e in entries if e.kind == "reveal"]
     for entry in reveals:
         assert entry.body["seed"] == _shake("cfnet/v1/sim-entropy", 1, entry.seat, 0, size=32)
+
+
+def test_round_r_uses_seed_output_r_minus_1() -> None:
+    """Section 5: seat s's round-r seed is output i = r - 1 of its entropy stream."""
+    network = play_protocol_game(2, 3, RuleOptions(rounds=2), ("random",))
+    reveals = [e for e in network.tables[0].entries if e.kind == "reveal"]
+    assert sorted((e.body["round"], e.seat) for e in reveals) == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    for entry in reveals:
+        i = entry.body["round"] - 1
+        assert entry.body["seed"] == _shake("cfnet/v1/sim-entropy", 3, entry.seat, i, size=32)
+
+
+def _listed_moves() -> dict[int, list[Move]]:
+    """Section 5's move list, round by round, read from protocol.md."""
+    text = " ".join(_block("The moves of the game, round by round:").split())
+    rounds: dict[int, list[Move]] = {}
+    for number, moves in re.findall(r"round (\d+): (.*?)(?= round \d+:|$)", text):
+        rounds[int(number)] = [parse_move(m) for m in moves.strip().split(", ")]
+    return rounds
+
+
+class ScriptedPlayer:
+    """Plays the listed moves in order (only the seat due is ever asked)."""
+
+    name = "scripted"
+
+    def __init__(self, moves: list[Move]) -> None:
+        self.moves = moves
+
+    def choose(self, view: PlayerView) -> Move:
+        move = self.moves.pop(0)
+        assert move in view.legal_moves(), f"seat {view.seat} cannot play {move}"
+        return move
+
+
+def test_the_listed_moves_reproduce_the_vector(tmp_path: Path) -> None:
+    moves = _listed_moves()
+    assert list(moves) == [1]
+    network = start_tables(2, 1, RuleOptions(rounds=1))
+    shared = ScriptedPlayer(list(moves[1]))
+    network.players = [shared, shared]
+    network.run()
+    assert shared.moves == []
+    path = tmp_path / "game.cfnlog"
+    write_log(path, network.tables[0].entries)
+    assert path.read_bytes() == VECTOR.read_bytes()
+    played = [e for e in network.tables[0].entries if e.kind in ("play", "draw", "pass")]
+    assert [move_from_plain(_plain_move(e)) for e in played] == moves[1]
+
+
+def _plain_move(entry: Entry) -> list[Any]:
+    if entry.kind == "play":
+        return ["play", entry.body["tile"], entry.body["end"]]
+    return [entry.kind]
+
+
+# ----------------------------------------- section 4.3, re-implemented from the text alone
+
+
+def spec_label(i: int) -> str:
+    """4.3: the label of line i (0-based): i + 1 in bijective base 26 with the digits a..z."""
+    n, text = i + 1, ""
+    while n > 0:
+        n, c = divmod(n - 1, 26)
+        text = chr(ord("a") + c) + text
+    return text
+
+
+def spec_index(low: int, high: int) -> int:
+    """4.3: the tile index of low-high (low <= high)."""
+    return low * (21 - low) // 2 + (high - low)
+
+
+Pair = tuple[int, int]
+SpecMove = tuple[Any, ...]  # ("play", (low, high), end), ("draw",), ("pass",)
+
+
+def _fits(tile: Pair, number: int) -> bool:
+    return number in tile
+
+
+class SpecRound:
+    """A round as protocol.md 4.3 and 4.4 describe it: lines, open ends, turns, the public
+    checks, the full-information checks of the audit, the end and the scores."""
+
+    def __init__(
+        self,
+        players: int,
+        number: int,
+        starter: int,
+        trains: int,
+        hands: Sequence[Sequence[Pair]],
+        yard: Sequence[Pair],
+        blank_50: bool,
+    ) -> None:
+        d = 10 - number
+        self.players, self.d, self.needed, self.blank_50 = players, d, trains, blank_50
+        self.lines: list[list[Any]] = []  # [label, number, closed]
+        self.trains, self.toes_left = 0, 0
+        self.foot_number: int | None = None  # the open foot's number
+        self.turn = starter
+        self.hands = [list(h) for h in hands]
+        self.counts = [len(h) for h in hands]
+        self.yard = list(yard)
+        self.floor = 2 if players == 2 else 1
+        self.passes = 0
+        self.drawn: Pair | None = None  # the tile drawn this turn
+        self.has_drawn = False
+        self.over: str | None = None
+        self.went_out: int | None = None
+        self.board = {(d, d)}
+
+    def ends(self) -> dict[str, int]:
+        if self.over is not None:
+            return {}
+        if self.trains < self.needed:
+            return {spec_label(len(self.lines)): self.d}
+        if self.foot_number is not None:
+            return {spec_label(len(self.lines)): self.foot_number}
+        return {label: n for label, n, closed in self.lines if not closed}
+
+    def public_ok(self, move: SpecMove) -> bool:
+        if self.over is not None:
+            return False
+        if move[0] == "play":
+            tile, end = move[1], move[2]
+            ends = self.ends()
+            return tile not in self.board and end in ends and _fits(tile, ends[end])
+        if move[0] == "draw":
+            return not self.has_drawn and len(self.yard) > self.floor
+        return self.has_drawn or len(self.yard) <= self.floor
+
+    def fits_somewhere(self, tile: Pair) -> bool:
+        return any(_fits(tile, n) for n in self.ends().values())
+
+    def full_ok(self, move: SpecMove) -> bool:
+        if not self.public_ok(move):
+            return False
+        hand = self.hands[self.turn]
+        if move[0] == "play":
+            return move[1] in hand and (self.drawn is None or move[1] == self.drawn)
+        if self.drawn is not None:
+            return not self.fits_somewhere(self.drawn)
+        return not any(self.fits_somewhere(t) for t in hand)
+
+    def apply(self, move: SpecMove) -> None:
+        s = self.turn
+        if move[0] == "draw":
+            self.drawn = self.yard.pop(0)
+            self.hands[s].append(self.drawn)
+            self.counts[s] += 1
+            self.has_drawn = True
+            return
+        if move[0] == "pass":
+            self.passes += 1
+            self.has_drawn, self.drawn = False, None
+            if self.passes >= self.players and len(self.yard) <= self.floor:
+                self.over = "blocked"
+            else:
+                self.turn = (s + 1) % self.players
+            return
+        tile, end = move[1], move[2]
+        number = self.ends()[end]
+        free = tile[1] if tile[0] == number else tile[0]
+        line = next((x for x in self.lines if x[0] == end), None)
+        if line is None:  # a fresh label: a new train, or a new toe
+            self.lines.append([end, free, False])
+            if self.foot_number is None:
+                self.trains += 1
+            else:
+                self.toes_left -= 1
+                if self.toes_left == 0:
+                    self.foot_number = None
+        else:
+            line[1] = free
+            if tile[0] == tile[1]:
+                line[2] = True
+                self.foot_number, self.toes_left = tile[0], 3
+        self.board.add(tile)
+        self.hands[s].remove(tile)
+        self.counts[s] -= 1
+        self.passes = 0
+        self.has_drawn, self.drawn = False, None
+        showing = sum(1 for t in self.board if self.foot_number in t)
+        if self.counts[s] == 0:
+            self.over, self.went_out = "went out", s
+        elif self.foot_number is not None and showing == 10:
+            self.over = "dead foot"
+        else:
+            self.turn = (s + 1) % self.players
+
+    def scores(self) -> list[int]:
+        def points(t: Pair) -> int:
+            return 50 if t == (0, 0) and self.blank_50 else t[0] + t[1]
+
+        return [
+            0 if s == self.went_out else sum(points(t) for t in hand)
+            for s, hand in enumerate(self.hands)
+        ]
+
+
+def _pair(tile: Tile) -> Pair:
+    return (tile.low, tile.high)
+
+
+def _spec_move(move: Move) -> SpecMove:
+    plain = move_to_plain(move)
+    if plain[0] == "play":
+        return ("play", _pair(ALL_TILES[plain[1]]), plain[2])
+    return (plain[0],)
+
+
+def _spec_of(game_round: Round) -> SpecRound:
+    plain = game_round.to_plain()
+    public = game_round.public
+    return SpecRound(
+        public.players,
+        public.round_number,
+        public.starter,
+        public.options.start_trains or public.players,
+        [[_pair(ALL_TILES[i]) for i in hand] for hand in plain["hands"]],
+        [_pair(ALL_TILES[i]) for i in plain["yard"]],
+        public.options.double_blank_50,
+    )
+
+
+def test_label_sequence_and_tile_index_as_written() -> None:
+    assert [spec_label(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == [
+        "a", "b", "z", "aa", "ab", "az", "ba", "zz", "aaa",
+    ]  # fmt: skip
+    assert all(spec_label(i) == line_label(i) for i in range(2000))
+    assert [spec_index(t.low, t.high) for t in ALL_TILES] == list(range(55))
+    examples = {(0, 0): 0, (0, 9): 9, (1, 1): 10, (3, 5): 29, (9, 9): 54}
+    assert {pair: spec_index(*pair) for pair in examples} == examples
+
+
+def test_the_worked_example_of_labels() -> None:
+    """The table in 4.3 ("Worked example") is the first moves of section 5's game."""
+    rows = re.findall(
+        r"^\| (\d+) \| (\d) \| (\d-\d) on (\w+) \| (\w+) \| ([a-z0-9: ]+) \|$", SPEC, re.M
+    )
+    assert len(rows) >= 12
+    entries = [e for e in read_log(VECTOR) if e.kind == "play"]
+    start = read_log(VECTOR)[0].body
+    assert len(start["seats"]) == 2
+    spec = SpecRound(2, 1, 0, 2, [[], []], [], False)
+    spec.counts = [21, 21]
+    for (number, seat, tile, end, phase, ends), entry in zip(rows, entries, strict=False):
+        played = Tile.parse(tile)
+        assert (entry.seat, entry.body["tile"], entry.body["end"]) == (
+            int(seat),
+            played.index,
+            end,
+        ), f"move {number}"
+        assert spec.turn == int(seat)
+        spec.hands[spec.turn].append(_pair(played))
+        spec.apply(("play", _pair(played), end))
+        phase_now = (
+            "opening"
+            if spec.trains < spec.needed
+            else "foot"
+            if spec.foot_number is not None
+            else "main"
+        )
+        assert phase_now == phase, f"move {number}"
+        assert " ".join(f"{k}:{v}" for k, v in spec.ends().items()) == ends, f"move {number}"
+
+
+@pytest.mark.parametrize("name", ["blocked", "dead-foot", "went-out"])
+def test_public_round_vectors(name: str) -> None:
+    """tests/vectors/public-rounds.json: the engine and the written rules give every state."""
+    data = json.loads(PUBLIC_ROUNDS.read_text())[name]
+    engine = Round.from_plain({**data["round"], "moves": []})
+    spec = _spec_of(engine)
+    for step in data["trace"]:
+        move = move_from_plain(step["move"])
+        assert engine.turn == spec.turn == step["seat"]
+        assert spec.full_ok(_spec_move(move))
+        engine.apply(move)
+        spec.apply(_spec_move(move))
+        for state in (
+            (engine.public.ends, list(engine.public.hand_counts), engine.public.yard_count),
+            (spec.ends(), spec.counts, len(spec.yard)),
+        ):
+            assert state == (step["ends"], step["hand_counts"], step["yard"])
+        assert engine.public.passes_in_row == spec.passes == step["passes"]
+    assert engine.public.end_reason is not None
+    assert engine.public.end_reason.value == spec.over == data["end"]
+    assert engine.public.went_out == spec.went_out == data["went_out"]
+    assert list(engine.scores()) == spec.scores() == data["scores"]
+
+
+def test_the_worked_example_of_draws_and_passes() -> None:
+    """The table in 4.3 ("The end of the turns") is the end of the "blocked" vector round."""
+    row = r"""^\|\ (\d+)\ \|\ (\d)\ \|\ (draw|pass|\d-\d\ on\ \w+)\ \|   # move, seat, move made
+        \ ([^|]+)\ \|\ ([\d\ ]+)\ \|\ (\d+)\ \|\ (\d+)\ \|$"""  # ends, hands, Y, passes
+    rows = re.findall(row, SPEC, re.M | re.X)
+    assert len(rows) == 10
+    trace = json.loads(PUBLIC_ROUNDS.read_text())["blocked"]["trace"]
+    for number, seat, made, ends, hands, yard, passes in rows:
+        step = trace[int(number) - 1]
+        move = move_from_plain(step["move"])
+        assert str(move).replace(" ", " on ") == made, f"move {number}"
+        shown = " ".join(f"{k}:{v}" for k, v in step["ends"].items()) or "(none: blocked)"
+        assert (int(seat), shown, hands.split(), int(yard), int(passes)) == (
+            step["seat"],
+            ends.strip(),
+            [str(c) for c in step["hand_counts"]],
+            step["yard"],
+            step["passes"],
+        ), f"move {number}"
+    assert int(rows[-1][0]) == len(trace)
+
+
+def test_the_vectors_cover_every_end_and_every_kind_of_move() -> None:
+    data = json.loads(PUBLIC_ROUNDS.read_text())
+    assert {v["end"] for v in data.values()} == {e.value for e in EndReason}
+    kinds = [step["move"][0] for v in data.values() for step in v["trace"]]
+    assert {"play", "draw", "pass"} <= set(kinds)
+
+
+def _accepts(game_round: Round, move: Move, public_only: bool) -> bool:
+    other = game_round.copy()
+    try:
+        if public_only:
+            other.public.apply_public(move, other.turn)
+        else:
+            other.apply(move, other.turn)
+    except IllegalMoveError:
+        return False
+    return True
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    players=st.integers(2, 8),
+    number=st.integers(1, 10),
+    extra_trains=st.integers(0, 6),
+    blank_50=st.booleans(),
+    chooser=st.randoms(use_true_random=False),
+)
+def test_the_written_rules_are_the_engines(
+    players: int, number: int, extra_trains: int, blank_50: bool, chooser: random.Random
+) -> None:
+    """Random rounds: after every move the open ends, turn, counts and end agree, and every
+    candidate move (legal or not) is accepted by the text's checks exactly when the engine
+    accepts it, publicly and with full information."""
+    trains = min(8, players + extra_trains)
+    options = RuleOptions(start_trains=trains, double_blank_50=blank_50)
+    centre = Tile.of(10 - number, 10 - number)
+    deck = [t for t in ALL_TILES if t != centre]
+    chooser.shuffle(deck)
+    game_round = Round.deal(players, number, chooser.randrange(players), deck, options)
+    spec = _spec_of(game_round)
+    labels = [spec_label(i) for i in range(40)] + ["", "A", "zz"]
+    while not game_round.is_over:
+        public = game_round.public
+        assert (spec.ends(), spec.turn, spec.counts) == (
+            public.ends,
+            public.turn,
+            list(public.hand_counts),
+        )
+        candidates = [move_from_plain(["draw"]), move_from_plain(["pass"])]
+        candidates += game_round.legal_moves()
+        for _ in range(6):
+            tile = chooser.choice(ALL_TILES)
+            label = chooser.choice([*public.ends, *labels])
+            candidates.append(Play(tile, label))
+        for tile in game_round.hands[game_round.turn]:
+            for label in public.ends:
+                candidates.append(move_from_plain(["play", tile.index, label]))
+        for move in candidates:
+            ours = _spec_move(move)
+            assert spec.public_ok(ours) == _accepts(game_round, move, True), move
+            assert spec.full_ok(ours) == _accepts(game_round, move, False), move
+        move = chooser.choice(game_round.legal_moves())
+        game_round.apply(move)
+        spec.apply(_spec_move(move))
+    assert game_round.public.end_reason is not None
+    assert spec.over == game_round.public.end_reason.value
+    assert spec.ends() == game_round.public.ends == {}
+    assert spec.scores() == list(game_round.scores())
+
+
+# ----------------------------------------------------------- section 3: the off-curve point
+
+
+def test_the_off_curve_encoding() -> None:
+    """Section 3's off-curve vector: y = 2 gives x^2 = 3 / (4d + 1), not a square mod p."""
+    point = _hex_after("off-curve")
+    assert point == (2).to_bytes(32, "little")
+    p = 2**255 - 19
+    d = -121665 * pow(121666, -1, p) % p
+    x2 = (2 * 2 - 1) * pow(d * 2 * 2 + 1, -1, p) % p
+    assert pow(x2, (p - 1) // 2, p) == p - 1  # Euler's criterion: a non-residue
+    assert not sodium.crypto_core_ed25519_is_valid_point(point)
+    with pytest.raises(nacl.exceptions.RuntimeError):
+        sodium.crypto_scalarmult_ed25519_noclamp((1).to_bytes(32, "little"), point)
+
+
+# -------------------------------------------------- section 4.6: the abort body; size limits
+
+
+def _prefix(count: int = 8) -> list[Entry]:
+    """Section 5's log up to the last deal: seat 0 is due to move at seq 8."""
+    return read_log(VECTOR)[:count]
+
+
+def _post(entries: list[Entry], seat: int, kind: str, body: dict[str, Any], seed: int = 1) -> Entry:
+    """Seat `seat`'s entry at the next seq of `entries` (simulated identities of `seed`)."""
+    head = entries[-1]
+    return sign_entry(
+        sim_identity(seed, seat), head.table_id, head.seq + 1, head.hash, seat, kind, body
+    )
+
+
+TIMEOUT_BODY = {
+    "blamed": 0,
+    "code": "timeout",
+    "detail": "did not post its draw/pass/play within 120 s",
+    "evidence": {"seq": 8},
+}
+
+
+def test_the_abort_vector() -> None:
+    entries = _prefix()
+    assert encode_canonical(TIMEOUT_BODY) == _hex_after("abort body")
+    abort = _post(entries, 1, "abort", TIMEOUT_BODY)
+    assert abort.hash == _hex_after("abort hash")
+    verdict = verify_entries([*entries, abort])
+    assert verdict.claim is not None and not verdict.ok
+    assert (verdict.blamed, verdict.claim.seat, verdict.claimed_by) == (None, 0, 1)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"round": 1},
+        {"evidence": {"seq": 8, "round": 1}},
+        {"blamed": -1},
+        {"detail": "x" * 401},
+        {"code": "late"},
+        {"evidence": {"seq": 8, "index": 0}},
+    ],
+)
+def test_a_malformed_abort_is_refused_and_its_author_named(change: dict[str, Any]) -> None:
+    """4.6: exactly four fields (no `round`), each evidence map exactly as listed."""
+    entries = _prefix()
+    abort = _post(entries, 1, "abort", {**TIMEOUT_BODY, **change})
+    verdict = verify_entries([*entries, abort])
+    assert (verdict.ok, verdict.seq, verdict.blamed, verdict.abort) == (False, 8, 1, None)
+    assert "malformed abort" in verdict.problem
+
+
+def _three_seats() -> list[Entry]:
+    """A 3-seat table just after both accepts: seat 0 is due to post its shuffle_a at seq 3."""
+    network: Network = start_tables(3, 1, RuleOptions(rounds=1))
+    network.run(until=lambda: len(network.tables[0].entries) >= 3)
+    return list(network.tables[0].entries[:3])
+
+
+@pytest.mark.parametrize("poster", [1, 2])
+def test_in_a_file_any_seat_but_the_blamed_one_may_post_the_abort(poster: int) -> None:
+    entries = _three_seats()
+    body = {"blamed": 0, "code": "timeout", "detail": "late", "evidence": {"seq": 3}}
+    verdict = verify_entries([*entries, _post(entries, poster, "abort", body)])
+    assert verdict.claim is not None
+    assert (verdict.blamed, verdict.claim.seat, verdict.claimed_by) == (None, 0, poster)
+
+
+def test_an_abort_blaming_its_author_is_refused() -> None:
+    entries = _three_seats()
+    body = {"blamed": 0, "code": "timeout", "detail": "late", "evidence": {"seq": 3}}
+    verdict = verify_entries([*entries, _post(entries, 0, "abort", body)])
+    assert (verdict.seq, verdict.blamed, verdict.abort) == (3, 0, None)
+
+
+def _verdict_with(seat: int, kind: str, body: dict[str, Any]) -> Verdict:
+    entries = _prefix()
+    return verify_entries([*entries, _post(entries, seat, kind, body)])
+
+
+def test_verify_applies_the_entry_size_limits() -> None:
+    """4.2: an ordinary entry over 9 KiB and an abort over 34 KiB are refused unread (nobody
+    is blamed); under the limits the same entries are judged on their content."""
+    small = _verdict_with(0, "pass", {"round": 1, "pad": bytes(7000)})
+    assert (small.seq, small.blamed) == (8, 0)  # appended, then a bad entry of seat 0
+    large = _verdict_with(0, "pass", {"round": 1, "pad": bytes(9300)})
+    assert (large.seq, large.blamed) == (8, None)
+    assert "over 9216 bytes" in large.problem
+    junk = {"blamed": 0, "code": "out-of-turn", "detail": "", "evidence": {"entry": bytes(20000)}}
+    held = _verdict_with(1, "abort", junk)
+    assert (held.seq, held.blamed) == (8, 1)  # appended: its claim fails, its author is blamed
+    too_big = _verdict_with(1, "abort", {**junk, "evidence": {"entry": bytes(35000)}})
+    assert (too_big.seq, too_big.blamed) == (8, None)
+    assert "over 34816 bytes" in too_big.problem
