@@ -14,6 +14,7 @@ clamped, bit 255 of a u-coordinate ignored, and an all-zero result refused).
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
@@ -55,6 +56,7 @@ def elligator2(r: int) -> int:
     return (epsilon * v - (1 - epsilon) * _A * pow(2, _P - 2, _P)) % _P
 
 
+@lru_cache(maxsize=16)  # a host derives its table's generator once, not per connection
 def calculate_generator(prs: bytes, ci: bytes, sid: bytes) -> bytes:
     """The secret generator g (a 32-byte u-coordinate) for this PRS, CI and sid."""
     digest = bytearray(hashlib.sha512(generator_string(prs, ci, sid)).digest()[:FIELD_BYTES])
