@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -497,6 +498,17 @@ def test_handshake_vector(vector: HandshakeVector) -> None:
         assert not verify_signature(
             key, LABEL + other + signed[len(LABEL + role) :], bytes.fromhex(sig)
         )
+
+
+def test_protocol_md_lists_these_vectors() -> None:
+    """Section 6.9 shows the same values as this file (white space aside)."""
+    text = (Path(__file__).parent.parent / "protocol.md").read_text(encoding="utf-8")
+    section = "".join(text[text.index("### 6.9 Network") :].split())
+    values = [HELLO_JOINER.format(code="c3", share=VECTORS[0].joiner_share), TXT_RDATA]
+    for vector in VECTORS:
+        values += [v for v in dataclasses.astuple(vector)[1:] if isinstance(v, str)]
+        values += list(vector.sealed_pings)
+    assert [value for value in values if value not in section] == []
 
 
 # ---------------------------------------------------------------------- discovery
