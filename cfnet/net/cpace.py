@@ -21,7 +21,6 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 DSI = b"CPace255"  # G_X25519.DSI
 FIELD_BYTES = 32  # G_X25519.field_size_bytes: scalars, points and generators
 NEUTRAL = bytes(FIELD_BYTES)  # G_X25519.I
-ISK_BYTES = 64  # SHA-512
 _HASH_BLOCK = 128  # SHA-512's input block size, H.s_in_bytes
 _P = 2**255 - 19
 _A = 486662  # Curve25519: v^2 = u^3 + A u^2 + u
