@@ -1,4 +1,5 @@
-"""The link handshake: mutual authentication bound to fresh nonces and the table; join codes."""
+"""The link handshake: mutual authentication bound to fresh key shares and the table; join codes
+through CPace (one online guess per connection, nothing to test offline); the frame keys."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from net_helpers import LOOPBACK, link_server
 
 from cfnet.identity import Identity
 from cfnet.net.framing import decode_body, encode_frame
-from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult
+from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult, WrongJoinCode
 from cfnet.net.link import Link, LinkClosed
 
 TABLE = bytes(range(16))
@@ -43,17 +44,25 @@ def pair(
     return initiator, responder
 
 
-def test_success_authenticates_both_keys_and_binds_the_table() -> None:
+def test_success_authenticates_both_keys_binds_the_table_and_keys_each_direction() -> None:
     initiator, responder = pair(accept={HOST.public}, table_id=TABLE)
     run(initiator, responder)
-    assert initiator.result == HandshakeResult(HOST.public, TABLE, responder_transcript(responder))
-    assert responder.result is not None and responder.result.peer_key == GUEST.public
-    assert initiator.result.transcript == responder.result.transcript
+    mine, theirs = initiator.result, responder.result
+    assert mine is not None and theirs is not None
+    assert (mine.peer_key, mine.table_id) == (HOST.public, TABLE)
+    assert (theirs.peer_key, theirs.table_id) == (GUEST.public, TABLE)
+    assert mine.transcript == theirs.transcript
+    assert (mine.send_key, mine.receive_key) == (theirs.receive_key, theirs.send_key)
+    assert mine.send_key != mine.receive_key
+    assert mine.send_key.hex() not in repr(mine)  # keys never reach a log line
+    again, _ = run_pair(pair(accept={HOST.public}, table_id=TABLE))
+    assert again.send_key != mine.send_key  # fresh shares, fresh keys
 
 
-def responder_transcript(responder: Handshake) -> bytes:
-    assert responder.result is not None
-    return responder.result.transcript
+def run_pair(sides: tuple[Handshake, Handshake]) -> tuple[HandshakeResult, HandshakeResult]:
+    run(*sides)
+    assert sides[0].result is not None and sides[1].result is not None
+    return sides[0].result, sides[1].result
 
 
 def test_join_code_right_code_any_spelling() -> None:
@@ -76,6 +85,63 @@ def test_join_code_mismatch_fails(
 ) -> None:
     with pytest.raises(HandshakeError, match=error):
         run(*pair(host_code, guest_code))
+
+
+def test_a_wrong_code_is_one_guess_seen_by_the_responder_only_after_a_valid_signature() -> None:
+    initiator, responder = pair(host_code="blue moon", guest_code="red moon")
+    responder.start()
+    assert responder.receive(initiator.start()[0]) == []
+    other = Handshake(HOST, initiator=False, table_id=TABLE, join_code="blue moon")
+    (auth,) = initiator.receive(other.start()[0])  # an auth for another session
+    with pytest.raises(HandshakeError, match="signature does not verify") as refused:
+        responder.receive(auth)
+    assert not isinstance(refused.value, WrongJoinCode)  # not counted as a guess
+    initiator, responder = pair(host_code="blue moon", guest_code="red moon")
+    with pytest.raises(WrongJoinCode, match="wrong join code"):  # a guess, and only then
+        run(initiator, responder)
+
+
+def test_a_fake_host_gets_one_guess_per_connection_and_nothing_to_test_offline() -> None:
+    """A fake host records a joiner's handshake, knowing its own secret scalar, then replays
+    the record against every candidate code with the same scalar. Only the code it put in its
+    share gets an answer (the online guess it made); the right code gets none: the record
+    holds no proof over the code that a candidate could be checked against (the old scrypt MAC
+    let every candidate be tested)."""
+    scalar = bytes([7]) * 32
+    guess, code = "1234", "4711"
+
+    def fake_host(candidate: str) -> tuple[Handshake, dict[str, Any]]:
+        host = Handshake(
+            OTHER, initiator=False, table_id=TABLE, join_code=candidate, entropy=lambda n: scalar
+        )
+        return host, host.start()[0]
+
+    joiner = Handshake(GUEST, initiator=True, table_id=None, join_code=code)
+    (hello,) = joiner.start()
+    fake, fake_hello = fake_host(guess)
+    fake.receive(hello)
+    (auth,) = joiner.receive(fake_hello)
+    with pytest.raises(WrongJoinCode):
+        fake.receive(auth)  # the one online guess: wrong
+    verdicts: dict[str, str] = {}
+    for candidate in [code, guess] + [f"{n:04}" for n in range(0, 10000, 97)]:
+        replay, _ = fake_host(candidate)
+        replay.receive(hello)
+        with pytest.raises(HandshakeError) as failed:
+            replay.receive(auth)
+        verdicts[candidate] = str(failed.value)
+    assert verdicts.pop(guess) == "wrong join code"
+    assert set(verdicts.values()) == {"the peer's handshake signature does not verify"}
+    assert code in verdicts
+
+
+def test_a_degenerate_key_share_fails() -> None:
+    for share in (bytes(32), b"\x01" + bytes(31)):  # low-order points: the shared point is 0
+        _, responder = pair()
+        responder.start()
+        hello = Handshake(GUEST, initiator=True, table_id=None).start()[0] | {"share": share}
+        with pytest.raises(HandshakeError, match="degenerate key share"):
+            responder.receive(hello)
 
 
 def test_wrong_table_or_unexpected_key_fails() -> None:
@@ -121,17 +187,22 @@ def test_malformed_and_out_of_order_messages_fail() -> None:
     _, responder = pair()
     responder.start()
     with pytest.raises(HandshakeError, match="unexpected 'auth'"):
-        responder.receive({"t": "auth", "sig": b"\x00" * 64, "mac": None})
+        responder.receive({"t": "auth", "sig": b"\x00" * 64, "confirm": b"\x00" * 32})
     _, responder = pair()
     responder.start()
     with pytest.raises(HandshakeError, match="malformed hello"):
         responder.receive(
-            Handshake(GUEST, initiator=True, table_id=None).start()[0] | {"nonce": b"1"}
+            Handshake(GUEST, initiator=True, table_id=None).start()[0] | {"share": b"1"}
         )
     _, responder = pair()
     responder.start()
     with pytest.raises(HandshakeError, match="network version"):
-        responder.receive({"t": "hello", "v": 99})
+        responder.receive({"t": "hello", "v": 1})  # version 1: the handshake before CPace
+    initiator, responder = pair()
+    responder.start()
+    responder.receive(initiator.start()[0])
+    with pytest.raises(HandshakeError, match="malformed auth"):
+        responder.receive({"t": "auth", "sig": b"\x00" * 64, "mac": b"\x00" * 32})
 
 
 async def _over_sockets(

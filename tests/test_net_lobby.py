@@ -20,7 +20,7 @@ from net_helpers import LOOPBACK, link_server
 
 from cfnet.identity import Identity
 from cfnet.net.discovery import TableInfo
-from cfnet.net.handshake import Handshake
+from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.lobby import HostLobby, LobbyError, Seating, join_table
 from cfnet.rules import RuleOptions
@@ -353,6 +353,7 @@ def test_a_table_of_another_network_version_is_refused_before_dialling() -> None
     with pytest.raises(LobbyError) as refused:
         asyncio.run(join_table(GUEST, "guest", LOOPBACK, 9, prepare, advertised=info, say=quiet))
     assert str(refused.value) == (
-        "table 'Kitchen' needs cfnet protocol v7 and this cfnet speaks v1: it cannot be joined "
+        f"table 'Kitchen' needs cfnet protocol v7 and this cfnet speaks v{NET_VERSION}: it "
+        "cannot be joined "
         "(update cfnet, or choose another table)"
     )

@@ -6,6 +6,11 @@ read; the body goes through `cfnet.codec.decode_bounded`, which checks sizes, de
 and truncation on the headers before any object is built (one call per frame: no long-lived
 Unpacker to reuse after an error). Every failure raises a specific `FrameError`.
 
+Before the handshake a frame is plain and small (`HANDSHAKE_LIMITS`). After it, every frame is
+sealed (`FrameCipher`): the body is ChaCha20-Poly1305 ciphertext and tag, under one key and a
+frame counter (the nonce) per direction, with the length prefix as associated data; a frame
+that fails to open was altered, replayed, reordered or cut, and the link must close.
+
 The mesh's `entry` frames, most of the traffic, have a fixed canonical shape: `entry_frame`
 builds one by concatenation (the mesh encodes each once for all its links) and `decode_body`
 slices the wire bytes out of one without the general decoder (same result, checked exactly).
@@ -18,6 +23,9 @@ import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from cfnet.codec import DecodeError, decode_bounded, encode_canonical
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -33,6 +41,10 @@ class FrameError(PeerProtocolError):
 
 class FrameTooLarge(FrameError):
     """The length prefix announces a body over the limit (nothing of the body was read)."""
+
+
+class FrameUnauthenticated(FrameError):
+    """A sealed frame does not open under the link's key and next counter."""
 
 
 class FrameTruncated(FrameError):
@@ -55,6 +67,47 @@ class FrameLimits:
 
 
 DEFAULT_LIMITS = FrameLimits()
+HANDSHAKE_LIMITS = FrameLimits(max_bytes=1024)  # a hello, an auth or a goodbye: a few hundred
+TAG_BYTES = 16  # the Poly1305 tag at the end of a sealed body
+NONCE_BYTES = 12
+
+
+class FrameCipher:
+    """The sealing of one link's frames after its handshake: a ChaCha20-Poly1305 key and a
+    frame counter per direction (the nonce: the counter as 12 bytes big-endian, from 0)."""
+
+    def __init__(self, send_key: bytes, receive_key: bytes) -> None:
+        self._send = ChaCha20Poly1305(send_key)
+        self._receive = ChaCha20Poly1305(receive_key)
+        self._sent = 0
+        self._received = 0
+
+    def seal(self, frames: bytes) -> bytes:
+        """The sealed frames for plain `frames` (one or more, concatenated, each well formed)."""
+        out = []
+        start = 0
+        while start < len(frames):
+            end = start + HEADER.size + HEADER.unpack_from(frames, start)[0]
+            header = HEADER.pack(end - start - HEADER.size + TAG_BYTES)
+            nonce = self._sent.to_bytes(NONCE_BYTES, "big")
+            self._sent += 1
+            out += [header, self._send.encrypt(nonce, frames[start + HEADER.size : end], header)]
+            start = end
+        return b"".join(out)
+
+    def open(self, header: bytes, sealed: bytes) -> bytes:
+        """The plain body of the next sealed frame; `FrameUnauthenticated` if it does not open."""
+        nonce = self._received.to_bytes(NONCE_BYTES, "big")
+        try:
+            body = self._receive.decrypt(nonce, sealed, header)
+        except InvalidTag:
+            raise FrameUnauthenticated(
+                f"frame {self._received} of the link fails its authentication tag "
+                "(altered, replayed, reordered or sealed under another key)"
+            ) from None
+        self._received += 1
+        return body
+
 
 _ENTRY_HEAD = b"\x82\xa1t\xa5entry\xa4wire"  # canonical {"t": "entry", "wire": <bin...>}
 # msgpack bin type byte: (bytes of the size, the sizes it is the shortest form for)
@@ -97,11 +150,16 @@ def _entry_wire(body: bytes) -> bytes | None:
     return body[data:]
 
 
-def check_length(header: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> int:
-    """The body length announced by a 4-byte header; `FrameTooLarge` if over the limit."""
+def check_length(header: bytes, limits: FrameLimits = DEFAULT_LIMITS, overhead: int = 0) -> int:
+    """The body length announced by a 4-byte header; `FrameTooLarge` if over the limit plus
+    `overhead` (a sealed body's tag)."""
     (length,) = HEADER.unpack(header)
-    if length > limits.max_bytes:
-        raise FrameTooLarge(f"frame announces {length} bytes, the limit is {limits.max_bytes}")
+    if length > limits.max_bytes + overhead:
+        raise FrameTooLarge(
+            f"frame announces {length} bytes, the limit is {limits.max_bytes + overhead}"
+        )
+    if length < overhead:
+        raise FrameUnauthenticated(f"sealed frame of {length} bytes is shorter than its tag")
     return int(length)
 
 
@@ -130,20 +188,23 @@ def decode_body(body: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> dict[str, 
 
 
 async def read_frame(
-    reader: asyncio.StreamReader, limits: FrameLimits = DEFAULT_LIMITS
+    reader: asyncio.StreamReader,
+    limits: FrameLimits = DEFAULT_LIMITS,
+    cipher: FrameCipher | None = None,
 ) -> dict[str, Any] | None:
-    """The next message from `reader`; None on a clean end of stream between frames."""
+    """The next message from `reader` (a sealed frame if `cipher` is given); None on a clean
+    end of stream between frames."""
     try:
         header = await reader.readexactly(HEADER.size)
     except asyncio.IncompleteReadError as exc:
         if not exc.partial:
             return None
         raise FrameTruncated(f"stream ended after {len(exc.partial)} of 4 header bytes") from None
-    length = check_length(header, limits)
+    length = check_length(header, limits, 0 if cipher is None else TAG_BYTES)
     try:
         body = await reader.readexactly(length)
     except asyncio.IncompleteReadError as exc:
         raise FrameTruncated(
             f"stream ended after {len(exc.partial)} of {length} body bytes"
         ) from None
-    return decode_body(body, limits)
+    return decode_body(body if cipher is None else cipher.open(header, body), limits)

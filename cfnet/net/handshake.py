@@ -1,19 +1,19 @@
-"""The link handshake, sans-IO: mutual Ed25519 authentication bound to the table, and join codes.
+"""The link handshake, sans-IO: mutual Ed25519 authentication bound to the table, a CPace key
+exchange keyed by the join code, and the keys of the link's frames.
 
-Both sides send a hello (version, identity key, fresh 32-byte nonce, ephemeral X25519 key, the
-table id, whether a join code is in use). The initiator then sends its auth, the responder
-checks it and answers with its own. An auth is an Ed25519 signature over a role label and the
-hash of a transcript holding both hellos, so a recorded handshake never verifies again (the
-other side's nonce is new) and one side's proof is never valid for the other role.
+Both sides send a hello (version, identity key, the table id, whether a join code is in use, a
+CPace share: CPACE-X25519-SHA512, `cfnet.net.cpace`, with the normalised join code as the
+password, or the empty password on a table without one). Each side hashes both hellos into a
+transcript and derives, with HKDF from the CPace key (ISK) salted by the transcript, one
+confirmation value per role and one frame key per direction. The initiator then sends its auth
+(its confirmation value and an Ed25519 signature over role label, transcript and that value);
+the responder checks it and only then answers with its own.
 
-Join code: each side also sends HMAC(code_key, role || transcript || X25519 secret), where
-code_key = scrypt(code, salt = label || table id). The code never crosses the wire; a passive
-eavesdropper lacks the X25519 secret, so it cannot test guesses offline. The initiator proves
-first and the responder only answers a correct proof, so a fake joiner learns one bit per
-connection (online guessing, which the lobby host rate-limits per source address). A fake
-host that the joiner dials does get the joiner's proof and can guess short codes offline
-(one scrypt per guess): the inherent limit of a MAC without a PAKE (see .drafts/net-plan.md,
-"join codes").
+A recorded handshake never verifies again (the other side's share is new); one side's proof is
+never valid for the other role. The join code never crosses the wire, and no message lets
+anyone test guesses offline: a fake joiner or a fake host learns, per connection, whether the
+one code it put into its own share was right (that is CPace's guarantee). The lobby host
+counts those online guesses (`WrongJoinCode`).
 """
 
 from __future__ import annotations
@@ -23,13 +23,12 @@ import hashlib
 import hmac
 import os
 import unicodedata
-from collections.abc import Collection
-from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
 from cfnet.codec import encode_canonical
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -40,13 +39,16 @@ from cfnet.identity import (
     fingerprint,
     verify_signature,
 )
+from cfnet.net import cpace
 
-NET_VERSION = 1
-NONCE_BYTES = 32
+NET_VERSION = 2
 TABLE_ID_BYTES = 16
-MAC_BYTES = 32
-SCRYPT_N = 2**14
-_LABEL = b"cfnet/v1/handshake"
+CONFIRM_BYTES = 32
+FRAME_KEY_BYTES = 32
+LABEL = b"cfnet/v2/handshake"  # also CPace's channel identifier CI
+
+Entropy = Callable[[int], bytes]
+"""Returns that many uniformly random bytes (os.urandom; fixed bytes for test vectors)."""
 
 
 class HandshakeError(PeerProtocolError):
@@ -54,23 +56,15 @@ class HandshakeError(PeerProtocolError):
 
 
 class WrongJoinCode(HandshakeError):
-    """The peer's join-code proof is wrong (the lobby host counts these per address)."""
+    """The peer's proof shows another join code than ours (the lobby host counts these)."""
 
 
-@lru_cache(maxsize=16)
-def join_code_key(code: str, table_id: bytes) -> bytes:
-    """The 32-byte key derived from a join code (slow: scrypt, salted by the table id)."""
+def join_code_password(code: str) -> bytes:
+    """CPace's password for a join code: UTF-8 of casefold(strip(NFKC(code)))."""
     text = unicodedata.normalize("NFKC", code).strip().casefold()
     if not text:
         raise LocalProtocolError("an empty join code: choose a code of a few words or digits")
-    return hashlib.scrypt(
-        text.encode("utf-8"),
-        salt=b"cfnet/v1/join-code\0" + table_id,
-        n=SCRYPT_N,
-        r=8,
-        p=1,
-        dklen=32,
-    )
+    return text.encode("utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,20 +72,18 @@ class Hello:
     """One side's opening message, as validated from the wire."""
 
     key: bytes
-    nonce: bytes
-    ephemeral: bytes
     table_id: bytes
     code: bool
+    share: bytes
 
     def to_message(self) -> dict[str, Any]:
         return {
             "t": "hello",
             "v": NET_VERSION,
             "key": self.key,
-            "nonce": self.nonce,
-            "eph": self.ephemeral,
             "table": self.table_id,
             "code": self.code,
+            "share": self.share,
         }
 
     @classmethod
@@ -101,31 +93,61 @@ class Hello:
             raise HandshakeError(
                 f"peer speaks network version {msg.get('v')!r}, we speak {NET_VERSION}"
             )
-        key, nonce, eph = msg.get("key"), msg.get("nonce"), msg.get("eph")
-        table, code = msg.get("table"), msg.get("code")
+        key, table = msg.get("key"), msg.get("table")
+        code, share = msg.get("code"), msg.get("share")
         if not (
             _is_bytes(key, PUBLIC_KEY_BYTES)
-            and _is_bytes(nonce, NONCE_BYTES)
-            and _is_bytes(eph, 32)
             and isinstance(table, bytes)
             and len(table) in (0, TABLE_ID_BYTES)
             and isinstance(code, bool)
+            and _is_bytes(share, cpace.FIELD_BYTES)
         ):
             raise HandshakeError("malformed hello: wrong field types or sizes")
-        return cls(key, nonce, eph, table, code)
+        return cls(key, table, code, share)
 
 
 @dataclass(frozen=True, slots=True)
 class HandshakeResult:
-    """An authenticated peer: its identity key, the table id and the transcript hash."""
+    """An authenticated peer: its identity key, the table id, the transcript hash, and the
+    ChaCha20-Poly1305 keys of the frames we send and of those we receive."""
 
     peer_key: bytes
     table_id: bytes
     transcript: bytes
+    send_key: bytes = field(repr=False)
+    receive_key: bytes = field(repr=False)
 
 
 def _is_bytes(value: object, size: int) -> TypeGuard[bytes]:
     return isinstance(value, bytes) and len(value) == size
+
+
+def _role(initiator: bool) -> bytes:
+    return b"initiator" if initiator else b"responder"
+
+
+def _expand(prk: bytes, info: bytes, length: int) -> bytes:
+    return HKDFExpand(hashes.SHA256(), length, info).derive(prk)
+
+
+@dataclass(frozen=True, slots=True)
+class _Secrets:
+    """What both hellos and the CPace key give: the transcript and the key schedule's prk."""
+
+    transcript: bytes
+    prk: bytes
+
+    def confirm(self, initiator: bool) -> bytes:
+        """The key confirmation value of the given role."""
+        return _expand(self.prk, b"cfnet/v2/confirm/" + _role(initiator), CONFIRM_BYTES)
+
+    def frame_key(self, initiator: bool) -> bytes:
+        """The key of the frames the given role sends."""
+        return _expand(self.prk, b"cfnet/v2/frames/" + _role(initiator), FRAME_KEY_BYTES)
+
+    def signed(self, initiator: bool, confirm: bytes) -> bytes:
+        """What the given role signs: role label, transcript, its confirmation value."""
+        return LABEL + b"/" + _role(initiator) + self.transcript + confirm
 
 
 class _State(enum.Enum):
@@ -141,7 +163,8 @@ class Handshake:
 
     Both return the messages to send. The responder must know `table_id`; the initiator may
     pass None to accept the responder's table. `accept` limits the peer's key (None: anyone).
-    Any failure raises `HandshakeError` and leaves the handshake failed.
+    `entropy` draws the CPace scalar. Any failure raises `HandshakeError` and leaves the
+    handshake failed.
     """
 
     def __init__(
@@ -152,6 +175,7 @@ class Handshake:
         table_id: bytes | None,
         join_code: str | None = None,
         accept: Collection[bytes] | None = None,
+        entropy: Entropy = os.urandom,
     ) -> None:
         if table_id is not None and len(table_id) != TABLE_ID_BYTES:
             raise LocalProtocolError(f"a table id has {TABLE_ID_BYTES} bytes")
@@ -160,20 +184,19 @@ class Handshake:
         self._identity = identity
         self._initiator = initiator
         self._table_id = table_id
-        self._code = join_code
         self._accept = None if accept is None else frozenset(accept)
-        self._ephemeral = X25519PrivateKey.generate()
+        password = b"" if join_code is None else join_code_password(join_code)
+        self._scalar = entropy(cpace.FIELD_BYTES)
+        generator = cpace.calculate_generator(password, LABEL, b"")
         self._mine = Hello(
             key=identity.public,
-            nonce=os.urandom(NONCE_BYTES),
-            ephemeral=self._ephemeral.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw),
             table_id=table_id or b"",
             code=join_code is not None,
+            share=cpace.scalar_mult(self._scalar, generator),
         )
         self._state = _State.START
         self._theirs: Hello | None = None
-        self._transcript = b""
-        self._shared = b""
+        self._secrets: _Secrets | None = None
         self.result: HandshakeResult | None = None
 
     def start(self) -> list[dict[str, Any]]:
@@ -194,21 +217,28 @@ class Handshake:
     def _receive(self, msg: dict[str, Any]) -> list[dict[str, Any]]:
         kind = msg["t"]
         if self._state is _State.AWAIT_HELLO and kind == "hello":
-            self._on_hello(Hello.from_message(msg))
-            return [self._auth()] if self._initiator else []
+            self._secrets = self._on_hello(Hello.from_message(msg))
+            self._state = _State.AWAIT_AUTH
+            return [self._auth(self._secrets)] if self._initiator else []
         if self._state is _State.AWAIT_AUTH and kind == "auth":
-            self._check_auth(msg)
+            assert self._theirs is not None and self._secrets is not None
+            self._check_auth(msg, self._secrets)
             self._state = _State.DONE
-            assert self._theirs is not None
             table_id = self._table_id
             assert table_id is not None
-            self.result = HandshakeResult(self._theirs.key, table_id, self._transcript)
-            return [] if self._initiator else [self._auth()]
+            self.result = HandshakeResult(
+                self._theirs.key,
+                table_id,
+                self._secrets.transcript,
+                send_key=self._secrets.frame_key(self._initiator),
+                receive_key=self._secrets.frame_key(not self._initiator),
+            )
+            return [] if self._initiator else [self._auth(self._secrets)]
         raise HandshakeError(
             f"unexpected {kind!r} message during the handshake ({self._state.name})"
         )
 
-    def _on_hello(self, theirs: Hello) -> None:
+    def _on_hello(self, theirs: Hello) -> _Secrets:
         if self._accept is not None and theirs.key not in self._accept:
             raise HandshakeError(f"peer key {fingerprint(theirs.key)} is not one we accept here")
         if self._initiator:
@@ -231,55 +261,43 @@ class Handshake:
                 if table_has_code
                 else "a join code was given but the table uses none"
             )
-        try:
-            self._shared = self._ephemeral.exchange(
-                X25519PublicKey.from_public_bytes(theirs.ephemeral)
-            )
-        except ValueError:
-            raise HandshakeError("peer sent a degenerate ephemeral key") from None
+        point = cpace.scalar_mult(self._scalar, theirs.share)
+        if point == cpace.NEUTRAL:
+            raise HandshakeError("peer sent a degenerate key share")
         self._theirs = theirs
         first, second = (self._mine, theirs) if self._initiator else (theirs, self._mine)
+        isk = cpace.intermediate_key(
+            point, cpace.transcript_ir(first.share, first.key, second.share, second.key), b""
+        )
         assert self._table_id is not None
-        self._transcript = hashlib.sha256(
+        transcript = hashlib.sha256(
             encode_canonical(
                 [
-                    _LABEL,
+                    LABEL,
                     NET_VERSION,
                     self._table_id,
-                    [first.key, first.nonce, first.ephemeral],
-                    [second.key, second.nonce, second.ephemeral],
+                    [first.key, first.share],
+                    [second.key, second.share],
                     self._mine.code,
                 ],
             )
         ).digest()
-        self._state = _State.AWAIT_AUTH
+        return _Secrets(transcript, hmac.digest(transcript, isk, "sha256"))  # HKDF-Extract
 
-    def _role_data(self, initiator: bool) -> bytes:
-        return _LABEL + (b"/initiator" if initiator else b"/responder") + self._transcript
+    def _auth(self, secrets: _Secrets) -> dict[str, Any]:
+        confirm = secrets.confirm(self._initiator)
+        sig = self._identity.sign(secrets.signed(self._initiator, confirm))
+        return {"t": "auth", "sig": sig, "confirm": confirm}
 
-    def _mac(self, initiator: bool) -> bytes:
-        assert self._code is not None and self._table_id is not None
-        key = join_code_key(self._code, self._table_id)
-        return hmac.digest(key, self._role_data(initiator) + self._shared, "sha256")
-
-    def _auth(self) -> dict[str, Any]:
-        data = self._role_data(self._initiator)
-        mac = self._mac(self._initiator) if self._code is not None else None
-        return {"t": "auth", "sig": self._identity.sign(data), "mac": mac}
-
-    def _check_auth(self, msg: dict[str, Any]) -> None:
+    def _check_auth(self, msg: dict[str, Any], secrets: _Secrets) -> None:
         assert self._theirs is not None
-        sig, mac = msg.get("sig"), msg.get("mac")
-        if not _is_bytes(sig, SIGNATURE_BYTES):
-            raise HandshakeError("malformed auth: no 64-byte signature")
+        sig, confirm = msg.get("sig"), msg.get("confirm")
+        if not (_is_bytes(sig, SIGNATURE_BYTES) and _is_bytes(confirm, CONFIRM_BYTES)):
+            raise HandshakeError("malformed auth: no 64-byte signature and 32-byte confirmation")
         theirs_initiator = not self._initiator
-        if not verify_signature(self._theirs.key, self._role_data(theirs_initiator), sig):
+        if not verify_signature(self._theirs.key, secrets.signed(theirs_initiator, confirm), sig):
             raise HandshakeError("the peer's handshake signature does not verify")
-        if self._code is None:
-            if mac is not None:
-                raise HandshakeError("malformed auth: a join code proof on a table without one")
-            return
-        if not _is_bytes(mac, MAC_BYTES) or not hmac.compare_digest(
-            mac, self._mac(theirs_initiator)
-        ):
-            raise WrongJoinCode("wrong join code")
+        if not hmac.compare_digest(confirm, secrets.confirm(theirs_initiator)):
+            if self._mine.code:
+                raise WrongJoinCode("wrong join code")
+            raise HandshakeError("the peer's key confirmation is wrong")

@@ -1,5 +1,8 @@
 """An asyncio TCP link carrying frames: connect, authenticate, send, receive, close with a reason.
 
+Until the handshake succeeds a link carries plain frames of at most `HANDSHAKE_LIMITS`; after
+it, sealed frames (`FrameCipher`, keyed by the handshake) within the link's own limits.
+
 Every way a link ends (a bad frame, a failed handshake, the peer's goodbye, a lost connection,
 our own close) is logged once with its reason and surfaces to readers as `LinkClosed`.
 """
@@ -14,7 +17,15 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 from cfnet.identity import fingerprint
-from cfnet.net.framing import DEFAULT_LIMITS, FrameError, FrameLimits, encode_frame, read_frame
+from cfnet.net.framing import (
+    DEFAULT_LIMITS,
+    HANDSHAKE_LIMITS,
+    FrameCipher,
+    FrameError,
+    FrameLimits,
+    encode_frame,
+    read_frame,
+)
 from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult
 
 log = logging.getLogger("cfnet.net")
@@ -44,6 +55,7 @@ class Link:
         self._reader = reader
         self._writer = writer
         self._limits = limits
+        self._cipher: FrameCipher | None = None  # set by a successful handshake
         self._closed: LinkClosed | None = None
         self._sent_at = asyncio.get_running_loop().time()  # of the last send
         self.peer: HandshakeResult | None = None
@@ -69,11 +81,11 @@ class Link:
         await self.send_frames(encode_frame(message, self._limits))
 
     async def send_frames(self, frames: bytes) -> None:
-        """Send frames already encoded (one or more, concatenated); raises `LinkClosed` if the
-        link is or becomes closed."""
+        """Send plain frames already encoded (one or more, concatenated), sealed if the link is
+        keyed; raises `LinkClosed` if the link is or becomes closed."""
         if self._closed is not None:
             raise self._closed
-        self._writer.write(frames)
+        self._writer.write(self._sealed(frames))
         self._sent_at = asyncio.get_running_loop().time()
         try:
             await self._writer.drain()
@@ -86,7 +98,10 @@ class Link:
         if self._closed is not None:
             raise self._closed
         try:
-            message = await read_frame(self._reader, self._limits)
+            if self._cipher is None:
+                message = await read_frame(self._reader, HANDSHAKE_LIMITS)
+            else:
+                message = await read_frame(self._reader, self._limits, self._cipher)
         except FrameError as exc:
             await self._end(f"bad frame: {type(exc).__name__}: {exc}", error=exc)
             raise self._closed_error() from exc
@@ -121,6 +136,7 @@ class Link:
             await self._end(f"handshake timed out after {timeout:g} s")
             raise self._closed_error() from None
         self.peer = handshake.result
+        self._cipher = FrameCipher(self.peer.send_key, self.peer.receive_key)
         self.label = f"{self.label} ({fingerprint(self.peer.peer_key)})"
         return self.peer
 
@@ -147,6 +163,9 @@ class Link:
         """Close the link, telling the peer `reason` (best effort); idempotent."""
         await self._end(reason)
 
+    def _sealed(self, frames: bytes) -> bytes:
+        return frames if self._cipher is None else self._cipher.seal(frames)
+
     def _closed_error(self) -> LinkClosed:
         assert self._closed is not None
         return self._closed
@@ -162,7 +181,8 @@ class Link:
         )
         if notify and not self._writer.is_closing():
             with contextlib.suppress(Exception):
-                self._writer.write(encode_frame({"t": "bye", "reason": reason[:MAX_REASON]}))
+                bye = encode_frame({"t": "bye", "reason": reason[:MAX_REASON]})
+                self._writer.write(self._sealed(bye))
         self._writer.close()
         with contextlib.suppress(OSError, TimeoutError):
             async with asyncio.timeout(1.0):

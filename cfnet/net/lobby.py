@@ -8,7 +8,8 @@ the genesis and sends it (`start`); each joiner checks it, opens its mesh listen
 with its port (`ready`); the host then sends every seat's mesh address (`go`) and the lobby
 closes. Seat 0 is the host; joiners sit in the order they arrived. Both sides ping a quiet
 link and drop one on which nothing came for a while; the host refuses an address that gave
-too many wrong join codes lately.
+too many wrong join codes lately, and the whole table for a while (longer each time) after too
+many wrong codes from anywhere.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ LOBBY_PING = 5.0  # a ping goes on a lobby link on which nothing was sent for th
 LOBBY_IDLE = 15.0  # a lobby link on which nothing was received for this long is dropped
 MAX_CODE_FAILURES = 5  # wrong join codes (and attempts under way) per address...
 CODE_FAILURE_WINDOW = 60.0  # ...within this many seconds; then the address is refused
+TABLE_CODE_FAILURES = 10  # wrong join codes (and attempts under way) at the table...
+TABLE_LOCKOUT = (30.0, 600.0)  # ...then every joiner is refused 30 s, doubling, at most 600 s
 
 Prepare = Callable[[bytes, int], Awaitable[int]]
 """Called with (genesis wire, my seat) once the table is set; opens the mesh listener and
@@ -105,25 +108,48 @@ async def _receive(link: Link, idle: float, who: str) -> dict[str, Any]:
 
 
 class _Guesses:
-    """Join-code attempts per source address: at most `limit` failures and attempts under way
-    within `window` s; an address over it is refused until its oldest failure is that old."""
+    """Join-code attempts (each is one guess). Per source address: at most `limit` failures
+    and attempts under way within `window` s; an address over it is refused until its oldest
+    failure is that old. At the table: at most `table_limit` failures since the last lock-out
+    plus attempts under way; the failure that reaches it locks every address out for
+    `lockout[0]` s, twice as long at each lock-out, at most `lockout[1]` s."""
 
-    def __init__(self, limit: int, window: float, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        limit: int,
+        window: float,
+        table_limit: int,
+        lockout: tuple[float, float],
+        clock: Callable[[], float],
+    ) -> None:
         self._limit = limit
         self._window = window
+        self._table_limit = table_limit
+        self._lockout = lockout
         self._clock = clock
         self._failures: dict[str, deque[float]] = {}
         self._pending: Counter[str] = Counter()
+        self._table_failures = 0  # since the last lock-out
+        self._lockouts = 0
+        self._locked_until = -math.inf
 
     def refusal(self, address: str) -> str | None:
-        """Why `address` may not try now, or None (then call `begin`)."""
+        """Why `address` may not try now, or None (then call `attempt`)."""
+        if self._clock() < self._locked_until:
+            wait = math.ceil(self._locked_until - self._clock())
+            return (
+                f"the table refuses every joiner for {wait} s more: too many wrong join codes "
+                "were tried (someone may be guessing its code)"
+            )
         failures = self._failures.get(address, deque())
         while failures and failures[0] <= self._clock() - self._window:
             failures.popleft()
         if not failures:
             self._failures.pop(address, None)
         if len(failures) + self._pending[address] < self._limit:
-            return None
+            if self._table_failures + self._pending.total() < self._table_limit:
+                return None
+            return "too many join attempts at once at this table: try again in a moment"
         if not failures:
             return f"too many join attempts at once from {address}: try again in a moment"
         wait = math.ceil(failures[0] + self._window - self._clock())
@@ -143,10 +169,26 @@ class _Guesses:
             if not self._pending[address]:
                 del self._pending[address]
 
-    def failed(self, address: str) -> bool:
-        """Count a wrong code; True if that used up the address's attempts."""
+    def failed(self, address: str) -> list[str]:
+        """Count a wrong code from `address`; what the host is told of it (a limit reached)."""
         self._failures.setdefault(address, deque()).append(self._clock())
-        return len(self._failures[address]) == self._limit
+        told = []
+        if len(self._failures[address]) == self._limit:
+            told.append(
+                f"{self._limit} wrong join codes from {address} within {self._window:g} s: "
+                "it is refused for a while"
+            )
+        self._table_failures += 1
+        if self._table_failures == self._table_limit:
+            self._table_failures = 0
+            self._lockouts += 1
+            seconds = min(self._lockout[0] * 2 ** (self._lockouts - 1), self._lockout[1])
+            self._locked_until = self._clock() + seconds
+            told.append(
+                f"{self._table_limit} wrong join codes at this table: every joiner is refused "
+                f"for {seconds:g} s (someone may be guessing the code)"
+            )
+        return told
 
 
 @dataclass(eq=False)
@@ -200,7 +242,9 @@ class HostLobby:
         self._on_roster = on_roster
         self._ping_interval = ping_interval
         self._idle_timeout = idle_timeout
-        self._guesses = _Guesses(MAX_CODE_FAILURES, CODE_FAILURE_WINDOW, clock)
+        self._guesses = _Guesses(
+            MAX_CODE_FAILURES, CODE_FAILURE_WINDOW, TABLE_CODE_FAILURES, TABLE_LOCKOUT, clock
+        )
         self._joiners: list[_Joiner] = []
         self._full = asyncio.Event()
         self._roster_lock = asyncio.Lock()  # a roster is sent whole, and before the start
@@ -307,11 +351,9 @@ class HostLobby:
             try:
                 result = await link.handshake(handshake)
             except LinkClosed as closed:
-                if isinstance(closed.error, WrongJoinCode) and self._guesses.failed(host):
-                    self._say(
-                        f"{MAX_CODE_FAILURES} wrong join codes from {host} within "
-                        f"{CODE_FAILURE_WINDOW:g} s: it is refused for a while"
-                    )
+                if isinstance(closed.error, WrongJoinCode):
+                    for line in self._guesses.failed(host):
+                        self._say(line)
                 return
         try:
             message = await _receive(link, SIT_TIMEOUT, "the joiner")
