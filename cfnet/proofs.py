@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import nacl.bindings as sodium
@@ -71,19 +71,19 @@ def _base(scalar: bytes) -> bytes:
 
 
 def _add(p: bytes, q: bytes) -> bytes:
-    try:
-        total: bytes = sodium.crypto_core_ed25519_add(p, q)
-    except _NACL_ERRORS:
-        raise ProofError("a point of the proof is not on the curve") from None
-    return total
+    return _combine(sodium.crypto_core_ed25519_add, p, q)
 
 
 def _sub(p: bytes, q: bytes) -> bytes:
+    return _combine(sodium.crypto_core_ed25519_sub, p, q)
+
+
+def _combine(operation: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> bytes:
+    """p + q or p - q; a point that is not on the curve is a bad proof."""
     try:
-        difference: bytes = sodium.crypto_core_ed25519_sub(p, q)
+        return operation(p, q)
     except _NACL_ERRORS:
         raise ProofError("a point of the proof is not on the curve") from None
-    return difference
 
 
 def _sum(points: Sequence[bytes]) -> bytes:
