@@ -94,6 +94,7 @@ class NetGame:
         self._fatal: BaseException | None = None
         self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
         self._noticed = False
+        self._answering = False  # a `_pump` is scheduled to answer what the mesh delivered
         self._task: asyncio.Task[int] | None = None
         self._cuts: set[asyncio.Task[None]] = set()
         self.result: SessionEvent | None = None
@@ -190,7 +191,7 @@ class NetGame:
                     await asyncio.sleep(CATCH_UP if late else GRACE)
                     judge = True
             if self._fatal is None:
-                await self._linger()
+                await self._linger()  # an abort may still replace the end meanwhile
         finally:
             await self.mesh.close()
         return self._finish()
@@ -235,14 +236,26 @@ class NetGame:
             return False
         try:
             self._handle(events)
-            if events and self._fatal is None:
-                self._pump()  # answer at once: the chain waits for us (the loop re-arms timers)
         except Exception as exc:  # the mesh must not see it: this game stops
             self._fail(exc)
+        if events and self._fatal is None and not self._answering:
+            # answer at once, but only once the mesh has echoed this entry: a peer that gets
+            # our next entry before the one it follows could find no room to hold it
+            self._answering = True
+            asyncio.get_running_loop().call_soon(self._answer)
         self._wake.set()
         if self._fatal is not None:
             return False
         return not finished or self._in_chain(wire)
+
+    def _answer(self) -> None:
+        """Post what the table posts after entries from the mesh (the loop re-arms timers)."""
+        self._answering = False
+        if self._fatal is None:
+            try:
+                self._pump()
+            except Exception as exc:  # nothing may escape into the event loop
+                self._fail(exc)
 
     def _in_chain(self, wire: bytes) -> bool:
         try:
@@ -350,18 +363,24 @@ class NetGame:
         return min(times) if times else None
 
     async def _linger(self) -> None:
-        """Before leaving: wait (bounded) until every peer not blamed has been linked since the
-        end (so it has resynced what it lacked), then say done and close once all linked
-        peers are done too."""
-        peers = set(self._keys) - {self.identity.public}
-        aborted = self.table.aborted
-        if aborted is not None:
-            peers.discard(self._keys[aborted.seat])
-        seen = set(self.mesh.connected)
+        """Before leaving: tell every peer our final chain (`announce`, again whenever it
+        changes: an earlier abort or an equivocation proof may still come) and wait (bounded)
+        until every peer not blamed has said it holds exactly that chain; then say done and
+        close once all linked peers are done too."""
         until = time.monotonic() + min(MAX_LINGER, float(self.table.timeout))
-        while not peers <= seen and time.monotonic() < until:
+        announced: tuple[int, bytes] | None = None
+        while time.monotonic() < until and self._fatal is None:
+            peers = set(self._keys) - {self.identity.public}
+            aborted = self.table.aborted
+            if aborted is not None:
+                peers.discard(self._keys[aborted.seat])
+            if self.mesh.agree(peers):
+                break
+            head = (self.store.count(), self.table.head)
+            if head != announced:
+                self.mesh.announce()
+                announced = head
             await asyncio.sleep(0.05)
-            seen |= self.mesh.connected
         await self.mesh.finish(FINISH_GRACE)
 
     def _finish(self) -> int:
@@ -372,7 +391,7 @@ class NetGame:
         try:
             if table.finished:
                 self.store.save_meta(replace(self.store.meta, finished=True))
-            if self.log_path.read_bytes() != chain:
+            if self.store.read_log() != chain:
                 raise LocalProtocolError(f"{self.log_path} differs from the chain checked here")
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)

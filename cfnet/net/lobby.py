@@ -7,8 +7,10 @@ time it changes; a joiner leaves by closing its link. When every seat is taken t
 the genesis and sends it (`start`); each joiner checks it, opens its mesh listener and answers
 with its port (`ready`); the host then sends every seat's mesh address (`go`) and the lobby
 closes. Seat 0 is the host; joiners sit in the order they arrived. Both sides ping a quiet
-link and drop one on which nothing came for a while; the host refuses an address that gave
-too many wrong join codes lately.
+link and drop one on which nothing came for a while; the host holds only so many lobby
+connections at once, and from one address (`Admission`), and refuses an address that gave too many
+wrong join codes lately. Every name the host sends is checked like a genesis name before it is
+shown.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.identity import Identity, fingerprint
+from cfnet.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
 from cfnet.net.discovery import Discovery, TableInfo, parse_rules
 from cfnet.net.handshake import (
     TABLE_ID_BYTES,
@@ -33,10 +35,10 @@ from cfnet.net.handshake import (
     HandshakeResult,
     WrongJoinCode,
 )
-from cfnet.net.link import Link, LinkClosed
+from cfnet.net.link import Admission, Link, LinkClosed, peer_host
 from cfnet.rules import RuleOptions
 from cfnet.table import SeatInfo, make_genesis, parse_genesis
-from cfnet.table_wire import MAX_NAME_CHARS, check_display_name
+from cfnet.table_wire import check_display_name
 
 log = logging.getLogger("cfnet.net")
 
@@ -201,6 +203,7 @@ class HostLobby:
         self._ping_interval = ping_interval
         self._idle_timeout = idle_timeout
         self._guesses = _Guesses(MAX_CODE_FAILURES, CODE_FAILURE_WINDOW, clock)
+        self._admission = Admission()
         self._joiners: list[_Joiner] = []
         self._full = asyncio.Event()
         self._roster_lock = asyncio.Lock()  # a roster is sent whole, and before the start
@@ -289,7 +292,13 @@ class HostLobby:
             await joiner.link.close("the lobby is closed")  # their tasks end by themselves
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await self._serve(Link(reader, writer), writer.get_extra_info("peername"))
+        link, host = Link(reader, writer), peer_host(writer)
+        refusal = self._admission.refusal(host)  # seated joiners count too: at most 7
+        if refusal is not None:
+            await link.close(refusal)
+            return
+        with self._admission.hold(host):
+            await self._serve(link, writer.get_extra_info("peername"))
 
     async def _serve(self, link: Link, peer: Any) -> None:
         host = peer[0] if isinstance(peer, tuple) else "?"
@@ -565,11 +574,14 @@ def _roster_of(message: dict[str, Any]) -> _Roster:
         if not (
             isinstance(row, list)
             and len(row) == 2
-            and isinstance(row[0], str)
             and isinstance(row[1], bytes)
+            and len(row[1]) == PUBLIC_KEY_BYTES
         ):
             raise LobbyError("malformed 'seats' message")
-        names.append((row[0][:MAX_NAME_CHARS], row[1]))
+        try:  # shown as it came: checked as the genesis will be
+            names.append((check_display_name(row[0], "player name"), row[1]))
+        except ValueError as exc:
+            raise LobbyError(f"malformed 'seats' message: {exc}") from None
     try:
         return _Roster(names, seats, parse_rules(rules))
     except ValueError:
