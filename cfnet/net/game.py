@@ -374,12 +374,12 @@ class NetGame:
             aborted = self.table.aborted
             if aborted is not None:
                 peers.discard(self._keys[aborted.seat])
-            if self.mesh.agree(peers):
-                break
             head = (self.store.count(), self.table.head)
-            if head != announced:
+            if head != announced:  # even when the others already agree: they must learn it
                 self.mesh.announce()
                 announced = head
+            if self.mesh.agree(peers):
+                break
             await asyncio.sleep(0.05)
         await self.mesh.finish(FINISH_GRACE)
 
