@@ -285,13 +285,12 @@ class Mesh:
         async with self._changed:
             self._changed.notify_all()
 
-    def _sync_frame(self) -> bytes:
-        count, head = head_of(self._store)
-        return encode_frame({"t": "sync", "count": count, "head": head})
-
     def _sync_message(self) -> dict[str, Any]:
         count, head = head_of(self._store)
         return {"t": "sync", "count": count, "head": head}
+
+    def _sync_frame(self) -> bytes:
+        return encode_frame(self._sync_message())
 
     def _enqueue(self, key: bytes, frame: bytes) -> None:
         link, outbox = self._links[key]
