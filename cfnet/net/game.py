@@ -5,7 +5,9 @@ A thin shell around the sans-IO table: entries from the mesh go to `Table.receiv
 the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
 truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyncs peers from
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
-the game (nothing more is taken or posted).
+the game (nothing more is taken or posted). What the table posts in answer to a delivered
+entry is posted just after the mesh echoed that entry. After the end the seat lingers until
+every seat not blamed announces the same final chain (or the grace period ends).
 It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
 computer seats and scripts. At the end the saved file is checked to be exactly the chain the
 table verified as it came. `chaos` (tests only, net/chaos_sim.py) cuts links at random.
