@@ -5,8 +5,7 @@ A thin shell around the sans-IO table: entries from the mesh go to `Table.receiv
 the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
 truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyncs peers from
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
-the game (nothing more is taken or posted). What the table posts in answer to a delivered
-entry is posted just after the mesh echoed that entry. After the end the seat lingers until
+the game (nothing more is taken or posted). After the end the seat lingers until
 every seat not blamed announces the same final chain (or the grace period ends).
 It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
 computer seats and scripts. At the end the saved file is checked to be exactly the chain the
@@ -96,7 +95,6 @@ class NetGame:
         self._fatal: BaseException | None = None
         self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
         self._noticed = False
-        self._answering = False  # a `_pump` is scheduled to answer what the mesh delivered
         self._task: asyncio.Task[int] | None = None
         self._cuts: set[asyncio.Task[None]] = set()
         self.result: SessionEvent | None = None
@@ -238,26 +236,14 @@ class NetGame:
             return False
         try:
             self._handle(events)
+            if events and self._fatal is None:
+                self._pump()  # answer at once: the chain waits for us (the loop re-arms timers)
         except Exception as exc:  # the mesh must not see it: this game stops
             self._fail(exc)
-        if events and self._fatal is None and not self._answering:
-            # answer at once, but only once the mesh has echoed this entry: a peer that gets
-            # our next entry before the one it follows could find no room to hold it
-            self._answering = True
-            asyncio.get_running_loop().call_soon(self._answer)
         self._wake.set()
         if self._fatal is not None:
             return False
         return not finished or self._in_chain(wire)
-
-    def _answer(self) -> None:
-        """Post what the table posts after entries from the mesh (the loop re-arms timers)."""
-        self._answering = False
-        if self._fatal is None:
-            try:
-                self._pump()
-            except Exception as exc:  # nothing may escape into the event loop
-                self._fail(exc)
 
     def _in_chain(self, wire: bytes) -> bool:
         try:

@@ -4,7 +4,8 @@ Every peer links to every other one: of each pair, the peer with the smaller key
 keeps redialling (with backoff) while the link is down; the other accepts (at most a few
 unauthenticated connections at once, `Admission`). Our own entries are `post`ed to every link;
 a received entry that the table layer takes (appended, or held until its predecessors arrive)
-is echoed on to every other link; entries are deduplicated by hash. So a broken link does not
+is echoed on to every other link (before what the table layer posts in answer to it);
+entries are deduplicated by hash. So a broken link does not
 stall delivery while some path remains. Each side says how many log entries it holds and the
 hash of the last (`sync`) when a link comes up and again whenever it sent nothing for a while
 (the keepalive), and `announce` does so at once; the other sends what follows if its chain
@@ -53,7 +54,8 @@ class EntryStore(Protocol):
 Deliver = Callable[[bytes, bytes], bool]
 """Called with (wire bytes, sender's key) for each received entry not seen before; returns
 whether the table layer took it (appended, or held until its predecessors arrive): then the
-mesh echoes it on to every other peer. It must neither block nor raise; it may `post`."""
+mesh echoes it on to every other peer. It must neither block nor raise; it may `post` (what it
+posts is sent after the echo, so that on every link an entry goes before its follower)."""
 
 Head = tuple[int, bytes]  # (entries held, hash of the last one or b"")
 
@@ -183,6 +185,7 @@ class Mesh:
         self._links: dict[bytes, tuple[Link, _Outbox]] = {}
         self._heads: dict[bytes, Head] = {}  # what each peer's last `sync` said
         self._seen: set[bytes] = set()
+        self._answering: list[bytes] | None = None  # posts made by `deliver`, sent after its echo
         self._done: set[bytes] = set()
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -215,7 +218,10 @@ class Mesh:
 
     def post(self, wire: bytes) -> None:
         """Send our own entry (already stored) to every peer; a second post is a no-op."""
-        self._send_on(wire, entry_hash(wire), skip=None)
+        if self._answering is not None:  # posted by `deliver`: after its echo
+            self._answering.append(wire)
+        else:
+            self._send_on(wire, entry_hash(wire), skip=None)
 
     def _send_on(self, wire: bytes, digest: bytes, skip: bytes | None) -> None:
         if digest not in self._seen:
@@ -366,9 +372,17 @@ class Mesh:
         kind = message["t"]
         if kind == "entry" and isinstance(message.get("wire"), bytes):
             wire: bytes = message["wire"]
-            digest = entry_hash(wire)  # dedup first: the table decodes and verifies
-            if digest not in self._seen and self._deliver(wire, key):
-                self._send_on(wire, digest, skip=key)
+            digest = entry_hash(wire)
+            if digest not in self._seen:  # dedup first: the table decodes and verifies
+                self._answering = []
+                try:
+                    taken = self._deliver(wire, key)
+                finally:
+                    answers, self._answering = self._answering, None
+                if taken:
+                    self._send_on(wire, digest, skip=key)
+                for answer in answers:
+                    self._send_on(answer, entry_hash(answer), skip=None)
         elif (
             kind == "sync"
             and type(message.get("count")) is int
