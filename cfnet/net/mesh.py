@@ -191,6 +191,7 @@ class Mesh:
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
         self._admission = Admission()
+        self._unauthenticated: set[Link] = set()  # accepted, handshake under way
         self._closing = False
 
     async def start(self, host: str, port: int = 0) -> int:
@@ -270,6 +271,8 @@ class Mesh:
         self._closing = True
         if self._server is not None:
             self._server.close()
+        for link in list(self._unauthenticated):  # their tasks end by themselves
+            await link.close("peer leaving the mesh")
         for link, outbox in list(self._links.values()):
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(1.0):
@@ -330,10 +333,13 @@ class Mesh:
             return
         callers = {key for key in self._peers if key < self._identity.public}
         with self._admission.hold(address):
+            self._unauthenticated.add(link)
             try:
                 result = await link.handshake(self._handshake(initiator=False, accept=callers))
             except LinkClosed:
                 return
+            finally:
+                self._unauthenticated.discard(link)
         await self._serve(result.peer_key, link)
 
     def _handshake(self, *, initiator: bool, accept: Collection[bytes]) -> Handshake:

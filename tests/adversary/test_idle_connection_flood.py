@@ -137,3 +137,4 @@ def test_idle_connection_floods_neither_stop_nor_frame_a_seat(tmp_path: Path) ->
         said = peer.output()
         assert "verified: the log is a complete, valid game" in said, said
         assert "stopped:" not in said and "aborted" not in said, said
+        assert "Traceback" not in said, said  # not even when it leaves, floods still open
