@@ -25,6 +25,7 @@ HANDSHAKE_TIMEOUT = 5.0
 MAX_REASON = 200
 MAX_UNAUTHENTICATED = 32  # connections a listener holds before they are authenticated...
 MAX_UNAUTHENTICATED_PER_ADDRESS = 16  # ...and from one source address
+ACCEPT_EXHAUSTED = "socket.accept() out of system resource"  # asyncio's words; it retries in 1 s
 
 
 class LinkClosed(ConnectionError):
@@ -222,3 +223,21 @@ def peer_host(writer: asyncio.StreamWriter) -> str:
     """The source IP address of an accepted connection ("?" if unknown)."""
     address = writer.get_extra_info("peername")
     return str(address[0]) if isinstance(address, tuple) else "?"
+
+
+def quiet_accept_exhaustion() -> None:
+    """On the running loop (unless it has an exception handler already): a listener that
+    finds no file descriptor free for a new connection (asyncio pauses it for a second) is
+    logged in one line, not with a traceback; anything else goes to the default handler."""
+    loop = asyncio.get_running_loop()
+    if loop.get_exception_handler() is not None:
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if context.get("message") == ACCEPT_EXHAUSTED and isinstance(error, OSError):
+            log.warning("cannot accept a connection now (%s): trying again in a moment", error)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)

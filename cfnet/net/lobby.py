@@ -35,7 +35,7 @@ from cfnet.net.handshake import (
     HandshakeResult,
     WrongJoinCode,
 )
-from cfnet.net.link import Admission, Link, LinkClosed, peer_host
+from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
 from cfnet.rules import RuleOptions
 from cfnet.table import SeatInfo, make_genesis, parse_genesis
 from cfnet.table_wire import check_display_name
@@ -213,6 +213,7 @@ class HostLobby:
 
     async def open(self) -> int:
         """Listen and advertise; returns the lobby's TCP port."""
+        quiet_accept_exhaustion()
         self._server = await asyncio.start_server(self._on_connect, self._interface, self._port)
         port = int(self._server.sockets[0].getsockname()[1])
         self._info = TableInfo(

@@ -31,7 +31,7 @@ from cfnet.identity import Identity, fingerprint
 from cfnet.log import entry_hash
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import Handshake
-from cfnet.net.link import Admission, Link, LinkClosed, peer_host
+from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
 
 log = logging.getLogger("cfnet.net")
 
@@ -196,6 +196,7 @@ class Mesh:
 
     async def start(self, host: str, port: int = 0) -> int:
         """Listen on `host:port` and start dialling; returns the port we listen on."""
+        quiet_accept_exhaustion()
         self._server = await asyncio.start_server(self._accept, host, port)
         for key in self._peers:
             if self._identity.public < key:
