@@ -4,6 +4,8 @@ home/identity.key (0600); home/tables/<table id hex>/ (0700) holds table.cflog, 
 meta.msgpack and lock (all 0600). Every write is durable before it returns: a log append is
 fsynced, secrets and metadata are replaced atomically. One process at a time holds a table
 (an exclusive flock on its lock file). Plain blocking POSIX file I/O: no asyncio, no network.
+`keep_spare_descriptors` (at start) keeps a few file descriptors for the table's files, so
+that a descriptor table filled by network connections cannot keep a seat from saving.
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import functools
 import logging
 import os
+import resource
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, ParamSpec, TypeVar
 
 from cfnet.bots import BOT_STRATEGIES
 from cfnet.codec import DecodeError, Plain, decode_bounded, encode_canonical
@@ -51,6 +55,64 @@ LOCK_FILE = "lock"
 META_VERSION = 1
 DIR_MODE = 0o700
 FILE_MODE = 0o600
+SPARE_DESCRIPTORS = 8  # a store operation opens at most 3 files at once
+UNLIMITED_FILES = 10240  # the open-file limit aimed at when the hard limit is "unlimited"
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+class _Spare:
+    """File descriptors held open on /dev/null, freed only around a store operation (which
+    opens its files without yielding to the event loop, so nothing else takes them meanwhile)."""
+
+    def __init__(self) -> None:
+        self._fds: list[int] = []
+
+    def keep(self, count: int) -> None:
+        """Hold `count` descriptors in reserve (fewer if the table is full already)."""
+        while len(self._fds) < count:
+            try:
+                self._fds.append(os.open(os.devnull, os.O_RDONLY))
+            except OSError:
+                return
+
+    @contextlib.contextmanager
+    def freed(self) -> Iterator[None]:
+        """Inside: the reserved descriptors are free for the store's files."""
+        count = len(self._fds)
+        for fd in self._fds:
+            os.close(fd)
+        self._fds.clear()
+        try:
+            yield
+        finally:
+            self.keep(count)
+
+
+_SPARE = _Spare()
+
+
+def keep_spare_descriptors(count: int = SPARE_DESCRIPTORS) -> None:
+    """At the start of a seat's process: raise the soft open-file limit to the hard one, and
+    keep `count` descriptors in reserve for the state directory's files."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = UNLIMITED_FILES if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    _SPARE.keep(count)
+
+
+def _with_spare(operation: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A store operation that opens files: it runs with the spare descriptors freed."""
+
+    @functools.wraps(operation)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with _SPARE.freed():
+            return operation(*args, **kwargs)
+
+    return run
 
 
 class StoreError(LocalProtocolError):
@@ -256,6 +318,7 @@ class TableStore:
         self._ends: list[int] = []  # the file offset just after each stored entry's record
 
     @classmethod
+    @_with_spare
     def create(cls, home: Path, meta: TableMeta) -> TableStore:
         """A new table directory for `meta` (empty log, no secrets), ready to append to.
 
@@ -280,6 +343,7 @@ class TableStore:
         return store
 
     @classmethod
+    @_with_spare
     def open(cls, home: Path, table_id: bytes) -> TableStore:
         """The table `table_id` kept in `home`, locked for this process; StoreError if it is
         not there or another process holds it."""
@@ -296,6 +360,7 @@ class TableStore:
             ) from None
         return cls(path, table_id, lock)
 
+    @_with_spare
     def load(self) -> Saved:
         """The table as it stands on disk, after dropping a torn log tail (the one a crash
         while appending leaves); logfile.CorruptLog for any other damage to the log."""
@@ -316,9 +381,15 @@ class TableStore:
         return Saved(meta, entries, secrets)
 
     @property
+    @_with_spare
     def meta(self) -> TableMeta:
         """The metadata as last saved."""
         return _read_meta(self.path / META_FILE)
+
+    @_with_spare
+    def read_log(self) -> bytes:
+        """The log file's bytes as they are on disk."""
+        return (self.path / LOG_FILE).read_bytes()
 
     def count(self) -> int:
         """How many entries the log holds (stored by `append` or found by `load`)."""
@@ -328,12 +399,14 @@ class TableStore:
         """The wire bytes of the stored entries from position `count` on, in log order."""
         return [entry.wire for entry in self._entries[count:]]
 
+    @_with_spare
     def save_meta(self, meta: TableMeta) -> None:
         """Replace the metadata atomically (e.g. new peer addresses, or finished=True)."""
         if meta.table_id != self.table_id:
             raise StoreError("metadata of another table cannot be saved here")
         write_atomically(self.path / META_FILE, encode_canonical(meta.to_plain()), FILE_MODE)
 
+    @_with_spare
     def save_secrets(self, secrets: Plain) -> None:
         """Replace the round secrets (opaque plain data) atomically, mode 0600. Save them
         before appending the entry that commits to them."""
@@ -370,6 +443,7 @@ class TableStore:
         self._ends.append((self._ends[-1] if self._ends else len(MAGIC)) + _record_size(entry))
         return True
 
+    @_with_spare
     def truncate(self, count: int) -> None:
         """Keep only the first `count` stored entries (an abort superseded the rest), durably:
         the kept records go to a temporary file that is fsynced and renamed over the log, so a

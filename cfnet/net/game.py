@@ -5,7 +5,8 @@ A thin shell around the sans-IO table: entries from the mesh go to `Table.receiv
 the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
 truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyncs peers from
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
-the game (nothing more is taken or posted).
+the game (nothing more is taken or posted). After the end the seat lingers until
+every seat not blamed announces the same final chain (or the grace period ends).
 It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
 computer seats and scripts. At the end the saved file is checked to be exactly the chain the
 table verified as it came. `chaos` (tests only, net/chaos_sim.py) cuts links at random.
@@ -190,7 +191,7 @@ class NetGame:
                     await asyncio.sleep(CATCH_UP if late else GRACE)
                     judge = True
             if self._fatal is None:
-                await self._linger()
+                await self._linger()  # an abort may still replace the end meanwhile
         finally:
             await self.mesh.close()
         return self._finish()
@@ -350,18 +351,24 @@ class NetGame:
         return min(times) if times else None
 
     async def _linger(self) -> None:
-        """Before leaving: wait (bounded) until every peer not blamed has been linked since the
-        end (so it has resynced what it lacked), then say done and close once all linked
-        peers are done too."""
-        peers = set(self._keys) - {self.identity.public}
-        aborted = self.table.aborted
-        if aborted is not None:
-            peers.discard(self._keys[aborted.seat])
-        seen = set(self.mesh.connected)
+        """Before leaving: tell every peer our final chain (`announce`, again whenever it
+        changes: an earlier abort or an equivocation proof may still come) and wait (bounded)
+        until every peer not blamed has said it holds exactly that chain; then say done and
+        close once all linked peers are done too."""
         until = time.monotonic() + min(MAX_LINGER, float(self.table.timeout))
-        while not peers <= seen and time.monotonic() < until:
+        announced: tuple[int, bytes] | None = None
+        while time.monotonic() < until and self._fatal is None:
+            peers = set(self._keys) - {self.identity.public}
+            aborted = self.table.aborted
+            if aborted is not None:
+                peers.discard(self._keys[aborted.seat])
+            head = (self.store.count(), self.table.head)
+            if head != announced:  # even when the others already agree: they must learn it
+                self.mesh.announce()
+                announced = head
+            if self.mesh.agree(peers):
+                break
             await asyncio.sleep(0.05)
-            seen |= self.mesh.connected
         await self.mesh.finish(FINISH_GRACE)
 
     def _finish(self) -> int:
@@ -372,7 +379,7 @@ class NetGame:
         try:
             if table.finished:
                 self.store.save_meta(replace(self.store.meta, finished=True))
-            if self.log_path.read_bytes() != chain:
+            if self.store.read_log() != chain:
                 raise LocalProtocolError(f"{self.log_path} differs from the chain checked here")
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)

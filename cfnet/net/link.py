@@ -5,6 +5,7 @@ it, sealed frames (`FrameCipher`, keyed by the handshake) within the link's own 
 
 Every way a link ends (a bad frame, a failed handshake, the peer's goodbye, a lost connection,
 our own close) is logged once with its reason and surfaces to readers as `LinkClosed`.
+`Admission` caps the connections a listener holds before they are authenticated.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
@@ -30,8 +32,11 @@ from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult
 
 log = logging.getLogger("cfnet.net")
 
-HANDSHAKE_TIMEOUT = 10.0
+HANDSHAKE_TIMEOUT = 5.0
 MAX_REASON = 200
+MAX_UNAUTHENTICATED = 32  # connections a listener holds before they are authenticated...
+MAX_UNAUTHENTICATED_PER_ADDRESS = 16  # ...and from one source address
+ACCEPT_EXHAUSTED = "socket.accept() out of system resource"  # asyncio's words; it retries in 1 s
 
 
 class LinkClosed(ConnectionError):
@@ -75,6 +80,11 @@ class Link:
     def closed(self) -> LinkClosed | None:
         """Why the link closed, or None while it is open."""
         return self._closed
+
+    @property
+    def write_buffer_size(self) -> int:
+        """Bytes written to this link that the socket has not taken yet."""
+        return int(self._writer.transport.get_write_buffer_size())
 
     async def send(self, message: Mapping[str, Any]) -> None:
         """Send one message; raises `LinkClosed` if the link is or becomes closed."""
@@ -141,8 +151,11 @@ class Link:
         return self.peer
 
     @contextlib.asynccontextmanager
-    async def pinging(self, interval: float) -> AsyncIterator[None]:
-        """Inside: a ping is sent whenever nothing was sent for `interval` s."""
+    async def pinging(
+        self, interval: float, message: Callable[[], Mapping[str, Any]] | None = None
+    ) -> AsyncIterator[None]:
+        """Inside: `message()` (default: a ping) is sent whenever nothing was sent for
+        `interval` s."""
 
         async def ping() -> None:
             loop = asyncio.get_running_loop()
@@ -150,7 +163,7 @@ class Link:
                 while True:
                     await asyncio.sleep(self._sent_at + interval - loop.time())
                     if loop.time() - self._sent_at >= interval:
-                        await self.send({"t": "ping"})
+                        await self.send({"t": "ping"} if message is None else message())
 
         task = asyncio.create_task(ping())
         try:
@@ -187,3 +200,64 @@ class Link:
         with contextlib.suppress(OSError, TimeoutError):
             async with asyncio.timeout(1.0):
                 await self._writer.wait_closed()
+
+
+class Admission:
+    """A listener's cap on connections not yet authenticated: at most `total` at once, and
+    `per_address` from one source address. A connection over it is closed at once, so a flood
+    of idle connections costs a bounded number of file descriptors for a bounded time."""
+
+    def __init__(
+        self,
+        total: int = MAX_UNAUTHENTICATED,
+        per_address: int = MAX_UNAUTHENTICATED_PER_ADDRESS,
+    ) -> None:
+        self._total = total
+        self._per_address = per_address
+        self._held: Counter[str] = Counter()
+
+    def refusal(self, address: str) -> str | None:
+        """Why a new connection from `address` is refused now, or None (then `hold` it)."""
+        if self._held.total() >= self._total:
+            return f"too many connections being set up ({self._total}): try again in a moment"
+        if self._held[address] >= self._per_address:
+            return (
+                f"too many connections being set up from {address} ({self._per_address}): "
+                "try again in a moment"
+            )
+        return None
+
+    @contextlib.contextmanager
+    def hold(self, address: str) -> Iterator[None]:
+        """Inside: a connection from `address` is being set up."""
+        self._held[address] += 1
+        try:
+            yield
+        finally:
+            self._held[address] -= 1
+            if not self._held[address]:
+                del self._held[address]
+
+
+def peer_host(writer: asyncio.StreamWriter) -> str:
+    """The source IP address of an accepted connection ("?" if unknown)."""
+    address = writer.get_extra_info("peername")
+    return str(address[0]) if isinstance(address, tuple) else "?"
+
+
+def quiet_accept_exhaustion() -> None:
+    """On the running loop (unless it has an exception handler already): a listener that
+    finds no file descriptor free for a new connection (asyncio pauses it for a second) is
+    logged in one line, not with a traceback; anything else goes to the default handler."""
+    loop = asyncio.get_running_loop()
+    if loop.get_exception_handler() is not None:
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if context.get("message") == ACCEPT_EXHAUSTED and isinstance(error, OSError):
+            log.warning("cannot accept a connection now (%s): trying again in a moment", error)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)

@@ -7,9 +7,11 @@ time it changes; a joiner leaves by closing its link. When every seat is taken t
 the genesis and sends it (`start`); each joiner checks it, opens its mesh listener and answers
 with its port (`ready`); the host then sends every seat's mesh address (`go`) and the lobby
 closes. Seat 0 is the host; joiners sit in the order they arrived. Both sides ping a quiet
-link and drop one on which nothing came for a while; the host refuses an address that gave
-too many wrong join codes lately, and the whole table for a while (longer each time) after too
-many wrong codes from anywhere.
+link and drop one on which nothing came for a while; the host holds only so many lobby
+connections at once, and from one address (`Admission`), refuses an address that gave too many
+wrong join codes lately, and the whole table for a while (longer each time) after too many wrong
+codes from anywhere. Every name the host sends is checked like a genesis name before it is
+shown.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.identity import Identity, fingerprint
+from cfnet.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
 from cfnet.net.discovery import Discovery, TableInfo, parse_rules
 from cfnet.net.handshake import (
     TABLE_ID_BYTES,
@@ -34,10 +36,10 @@ from cfnet.net.handshake import (
     HandshakeResult,
     WrongJoinCode,
 )
-from cfnet.net.link import Link, LinkClosed
+from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
 from cfnet.rules import RuleOptions
 from cfnet.table import SeatInfo, make_genesis, parse_genesis
-from cfnet.table_wire import MAX_NAME_CHARS, check_display_name
+from cfnet.table_wire import check_display_name
 
 log = logging.getLogger("cfnet.net")
 
@@ -245,6 +247,7 @@ class HostLobby:
         self._guesses = _Guesses(
             MAX_CODE_FAILURES, CODE_FAILURE_WINDOW, TABLE_CODE_FAILURES, TABLE_LOCKOUT, clock
         )
+        self._admission = Admission()
         self._joiners: list[_Joiner] = []
         self._full = asyncio.Event()
         self._roster_lock = asyncio.Lock()  # a roster is sent whole, and before the start
@@ -254,6 +257,7 @@ class HostLobby:
 
     async def open(self) -> int:
         """Listen and advertise; returns the lobby's TCP port."""
+        quiet_accept_exhaustion()
         self._server = await asyncio.start_server(self._on_connect, self._interface, self._port)
         port = int(self._server.sockets[0].getsockname()[1])
         self._info = TableInfo(
@@ -333,7 +337,13 @@ class HostLobby:
             await joiner.link.close("the lobby is closed")  # their tasks end by themselves
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await self._serve(Link(reader, writer), writer.get_extra_info("peername"))
+        link, host = Link(reader, writer), peer_host(writer)
+        refusal = self._admission.refusal(host)  # seated joiners count too: at most 7
+        if refusal is not None:
+            await link.close(refusal)
+            return
+        with self._admission.hold(host):
+            await self._serve(link, writer.get_extra_info("peername"))
 
     async def _serve(self, link: Link, peer: Any) -> None:
         host = peer[0] if isinstance(peer, tuple) else "?"
@@ -607,11 +617,14 @@ def _roster_of(message: dict[str, Any]) -> _Roster:
         if not (
             isinstance(row, list)
             and len(row) == 2
-            and isinstance(row[0], str)
             and isinstance(row[1], bytes)
+            and len(row[1]) == PUBLIC_KEY_BYTES
         ):
             raise LobbyError("malformed 'seats' message")
-        names.append((row[0][:MAX_NAME_CHARS], row[1]))
+        try:  # shown as it came: checked as the genesis will be
+            names.append((check_display_name(row[0], "player name"), row[1]))
+        except ValueError as exc:
+            raise LobbyError(f"malformed 'seats' message: {exc}") from None
     try:
         return _Roster(names, seats, parse_rules(rules))
     except ValueError:

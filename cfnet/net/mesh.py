@@ -1,15 +1,21 @@
 """A full mesh of authenticated links among a table's seated peers, carrying opaque entries.
 
 Every peer links to every other one: of each pair, the peer with the smaller key dials and
-keeps redialling (with backoff) while the link is down; the other accepts. Our own entries are
-`post`ed to every link; a received entry that the table layer takes (appended, or held until
-its predecessors arrive) is echoed on to every other link; entries are deduplicated by hash.
-So a broken link does not stall delivery while some path remains. When a link comes up each
-side says how many log entries it holds and the hash of the last (`sync`); the other sends what
-follows if its chain holds that one there, else its own last entry (an abort that supersedes
-the peer's longer or different chain), so a reconnecting or restarted peer resyncs. A link
-silent past the idle timeout is closed (pings keep healthy links busy). `finish` says goodbye
-once every linked peer is done too.
+keeps redialling (with backoff) while the link is down; the other accepts (at most a few
+unauthenticated connections at once, `Admission`). Our own entries are `post`ed to every link;
+a received entry that the table layer takes (appended, or held until its predecessors arrive)
+is echoed on to every other link (before what the table layer posts in answer to it);
+entries are deduplicated by hash. So a broken link does not
+stall delivery while some path remains. Each side says how many log entries it holds and the
+hash of the last (`sync`) when a link comes up and again whenever it sent nothing for a while
+(the keepalive), and `announce` does so at once; the other sends what follows if its chain
+holds that one there, else its own last entry (an abort that supersedes the peer's longer or
+different chain), so a peer that missed or refused an entry asks for it again. A `sync` answer
+is written lazily, a chunk at a time as the link drains; one at a time per link (a newer
+`sync` waits, replacing an older waiting one, and the link is not read meanwhile), and the
+other messages queued for a link are capped in bytes: a peer that does not read costs bounded
+memory. A link silent past the idle timeout is closed. `finish` says goodbye once every
+linked peer is done too.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
 
@@ -24,11 +31,12 @@ from cfnet.identity import Identity, fingerprint
 from cfnet.log import entry_hash
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import Handshake
-from cfnet.net.link import Link, LinkClosed
+from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
 
 log = logging.getLogger("cfnet.net")
 
-MAX_QUEUED = 4096
+MAX_QUEUED_BYTES = 4 * 1024 * 1024  # frames waiting for one link (a `sync` answer not counted)
+RESYNC_CHUNK = 256 * 1024  # a `sync` answer is written this many bytes (or one entry) at a time
 
 
 class EntryStore(Protocol):
@@ -46,11 +54,108 @@ class EntryStore(Protocol):
 Deliver = Callable[[bytes, bytes], bool]
 """Called with (wire bytes, sender's key) for each received entry not seen before; returns
 whether the table layer took it (appended, or held until its predecessors arrive): then the
-mesh echoes it on to every other peer. It must neither block nor raise; it may `post`."""
+mesh echoes it on to every other peer. It must neither block nor raise; it may `post` (what it
+posts is sent after the echo, so that on every link an entry goes before its follower)."""
 
-_Resync = int  # a queued request to send the log from this position on
-_Frame = bytes  # a frame already encoded (an entry: encoded once for all the links)
-_Item = dict[str, Any] | _Resync | _Frame
+Head = tuple[int, bytes]  # (entries held, hash of the last one or b"")
+
+
+def head_of(store: EntryStore) -> Head:
+    """What a `sync` from `store` says: its entry count and the hash of its last entry."""
+    count = store.count()
+    return count, entry_hash(store.since(count - 1)[0]) if count else b""
+
+
+class _Outbox:
+    """What one link still has to send: frames (capped in bytes), at most one `sync` answer
+    under way (written lazily from the store) and one waiting, and a final `done`."""
+
+    def __init__(self, store: EntryStore) -> None:
+        self._store = store
+        self._frames: deque[bytes] = deque()
+        self.queued = 0  # bytes in `_frames`
+        self._resync: int | None = None  # the position the answer under way goes on from
+        self._asked: Head | None = None  # a `sync` to answer once the one under way is sent
+        self._done = False
+        self.changed = asyncio.Event()  # something to send
+        self._resumed = asyncio.Event()  # no `sync` waits any more
+        self.busy = False  # a batch is being written
+
+    @property
+    def idle(self) -> bool:
+        """Nothing is left to send."""
+        return not (self._frames or self.busy or self._done) and self._resync is None
+
+    @property
+    def paused(self) -> bool:
+        """A `sync` waits for the answer under way: read nothing more from this peer."""
+        return self._asked is not None
+
+    async def resumed(self) -> None:
+        """Return once no `sync` waits for the answer under way."""
+        while self._asked is not None:
+            self._resumed.clear()
+            await self._resumed.wait()
+
+    def put(self, frame: bytes) -> bool:
+        """Queue a frame; False (nothing queued) if that would go over `MAX_QUEUED_BYTES`."""
+        if self.queued + len(frame) > MAX_QUEUED_BYTES:
+            return False
+        self._frames.append(frame)
+        self.queued += len(frame)
+        self.changed.set()
+        return True
+
+    def ask(self, head: Head) -> None:
+        """The peer's `sync`: answered now, or after the answer under way (the latest wins)."""
+        if self._resync is None:
+            self._resync = self._answer(head)
+        else:
+            self._asked = head
+        self.changed.set()
+
+    def finish(self) -> None:
+        """Send `done` after everything else."""
+        self._done = True
+        self.changed.set()
+
+    def _answer(self, head: Head) -> int | None:
+        """Where a `sync` answer starts: after the peer's entries if our chain holds its last
+        one there, else at our last entry (chains that differ differ by an abort, and that is
+        how ours ends); None when there is nothing to send."""
+        count, digest = head
+        ours = self._store.count()
+        if count == 0 or (
+            count <= ours and entry_hash(self._store.since(count - 1)[0]) == digest
+        ):
+            return count if count < ours else None
+        return ours - 1 if ours else None
+
+    def take(self) -> bytes:
+        """The next batch to write (empty: nothing now): the queued frames, then up to
+        `RESYNC_CHUNK` bytes of the answer under way, then `done` when all is sent."""
+        parts = list(self._frames)
+        self._frames.clear()
+        self.queued = 0
+        if self._resync is not None:
+            size = 0
+            for wire in self._store.since(self._resync):
+                if size and size + len(wire) > RESYNC_CHUNK:
+                    break
+                parts.append(entry_frame(wire))
+                size += len(wire)
+                self._resync += 1
+            if self._resync >= self._store.count():
+                self._resync = None
+                if self._asked is not None:
+                    self._resync, self._asked = self._answer(self._asked), None
+                    self._resumed.set()
+        if self._done and not self._frames and self._resync is None:
+            self._done = False
+            parts.append(encode_frame({"t": "done"}))
+        if self._resync is None and not self._done:
+            self.changed.clear()
+        return b"".join(parts)
 
 
 class Mesh:
@@ -77,16 +182,21 @@ class Mesh:
         self._ping_interval = ping_interval
         self._idle_timeout = idle_timeout
         self._addresses: dict[bytes, tuple[str, int]] = {}
-        self._links: dict[bytes, tuple[Link, asyncio.Queue[_Item]]] = {}
+        self._links: dict[bytes, tuple[Link, _Outbox]] = {}
+        self._heads: dict[bytes, Head] = {}  # what each peer's last `sync` said
         self._seen: set[bytes] = set()
+        self._answering: list[bytes] | None = None  # posts made by `deliver`, sent after its echo
         self._done: set[bytes] = set()
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
+        self._admission = Admission()
+        self._unauthenticated: set[Link] = set()  # accepted, handshake under way
         self._closing = False
 
     async def start(self, host: str, port: int = 0) -> int:
         """Listen on `host:port` and start dialling; returns the port we listen on."""
+        quiet_accept_exhaustion()
         self._server = await asyncio.start_server(self._accept, host, port)
         for key in self._peers:
             if self._identity.public < key:
@@ -110,7 +220,10 @@ class Mesh:
 
     def post(self, wire: bytes) -> None:
         """Send our own entry (already stored) to every peer; a second post is a no-op."""
-        self._send_on(wire, entry_hash(wire), skip=None)
+        if self._answering is not None:  # posted by `deliver`: after its echo
+            self._answering.append(wire)
+        else:
+            self._send_on(wire, entry_hash(wire), skip=None)
 
     def _send_on(self, wire: bytes, digest: bytes, skip: bytes | None) -> None:
         if digest not in self._seen:
@@ -120,6 +233,25 @@ class Mesh:
                 if key != skip:
                     self._enqueue(key, frame)
 
+    def announce(self) -> None:
+        """Send our chain's count and head (`sync`) to every linked peer now."""
+        frame = self._sync_frame()
+        for key in list(self._links):
+            self._enqueue(key, frame)
+
+    def agree(self, keys: Collection[bytes]) -> bool:
+        """Whether every peer in `keys` said (in its last `sync`) it holds our chain exactly."""
+        ours = head_of(self._store)
+        return all(self._heads.get(key) == ours for key in keys)
+
+    def backlog(self, key: bytes) -> int:
+        """Bytes waiting to go to `key`'s peer: queued frames and the socket's write buffer
+        (the answer to a `sync` is made a chunk at a time, as this drains)."""
+        if key not in self._links:
+            return 0
+        link, outbox = self._links[key]
+        return outbox.queued + link.write_buffer_size
+
     async def disconnect(self, key: bytes, reason: str) -> None:
         """Close the link to `key` (the dialler will reconnect after its retry delay)."""
         if key in self._links:
@@ -128,8 +260,8 @@ class Mesh:
     async def finish(self, grace: float) -> None:
         """The game is over here: tell every peer (after what is queued for it), wait up to
         `grace` s until every linked peer has said the same, then close."""
-        for key in list(self._links):
-            self._enqueue(key, {"t": "done"})
+        for _, outbox in self._links.values():
+            outbox.finish()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(grace), self._changed:
                 await self._changed.wait_for(lambda: self._links.keys() <= self._done)
@@ -140,10 +272,13 @@ class Mesh:
         self._closing = True
         if self._server is not None:
             self._server.close()
-        for link, queue in list(self._links.values()):
+        for link in list(self._unauthenticated):  # their tasks end by themselves
+            await link.close("peer leaving the mesh")
+        for link, outbox in list(self._links.values()):
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(1.0):
-                    await queue.join()
+                    while not (outbox.idle or link.closed):
+                        await asyncio.sleep(0.01)
             await link.close("peer leaving the mesh")
         for task in list(self._tasks):
             task.cancel()
@@ -160,12 +295,17 @@ class Mesh:
         async with self._changed:
             self._changed.notify_all()
 
-    def _enqueue(self, key: bytes, item: _Item) -> None:
-        link, queue = self._links[key]
-        try:
-            queue.put_nowait(item)
-        except asyncio.QueueFull:
-            self._spawn(link.close(f"peer too slow: {MAX_QUEUED} messages queued"))
+    def _sync_message(self) -> dict[str, Any]:
+        count, head = head_of(self._store)
+        return {"t": "sync", "count": count, "head": head}
+
+    def _sync_frame(self) -> bytes:
+        return encode_frame(self._sync_message())
+
+    def _enqueue(self, key: bytes, frame: bytes) -> None:
+        link, outbox = self._links[key]
+        if not outbox.put(frame):
+            self._spawn(link.close(f"peer too slow: over {MAX_QUEUED_BYTES} bytes queued"))
 
     async def _dial_forever(self, key: bytes) -> None:
         delay = self._retry[0]
@@ -187,14 +327,20 @@ class Mesh:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         link = Link(reader, writer)
-        if self._closing:
-            await link.close("peer leaving the mesh")
+        address = peer_host(writer)
+        refusal = "peer leaving the mesh" if self._closing else self._admission.refusal(address)
+        if refusal is not None:
+            await link.close(refusal)
             return
         callers = {key for key in self._peers if key < self._identity.public}
-        try:
-            result = await link.handshake(self._handshake(initiator=False, accept=callers))
-        except LinkClosed:
-            return
+        with self._admission.hold(address):
+            self._unauthenticated.add(link)
+            try:
+                result = await link.handshake(self._handshake(initiator=False, accept=callers))
+            except LinkClosed:
+                return
+            finally:
+                self._unauthenticated.discard(link)
         await self._serve(result.peer_key, link)
 
     def _handshake(self, *, initiator: bool, accept: Collection[bytes]) -> Handshake:
@@ -206,20 +352,20 @@ class Mesh:
         """Run one authenticated link until it closes."""
         if key in self._links:
             await self._links[key][0].close("replaced by a new connection")
-        queue: asyncio.Queue[_Item] = asyncio.Queue(MAX_QUEUED)
-        self._links[key] = (link, queue)
+        outbox = _Outbox(self._store)
+        self._links[key] = (link, outbox)
         await self._notify()
-        count = self._store.count()
-        head = entry_hash(self._store.since(count - 1)[0]) if count else b""
-        queue.put_nowait({"t": "sync", "count": count, "head": head})
-        sender = asyncio.create_task(self._send_loop(link, queue))
+        outbox.put(self._sync_frame())
+        sender = asyncio.create_task(self._send_loop(link, outbox))
         try:
             while True:
                 async with asyncio.timeout(self._idle_timeout):
+                    await outbox.resumed()  # it asks faster than it reads the answers
                     message = await link.receive()
-                self._on_message(key, link, message)
+                self._on_message(key, link, outbox, message)
         except TimeoutError:
-            await link.close(f"nothing received for {self._idle_timeout:g} s")
+            why = "it does not read what it asked for" if outbox.paused else "nothing received"
+            await link.close(f"{why} for {self._idle_timeout:g} s")
         except LinkClosed:
             pass
         finally:
@@ -229,54 +375,46 @@ class Mesh:
                 del self._links[key]
                 await self._notify()
 
-    def _on_message(self, key: bytes, link: Link, message: dict[str, Any]) -> None:
+    def _on_message(self, key: bytes, link: Link, outbox: _Outbox, message: dict[str, Any]) -> None:
         kind = message["t"]
         if kind == "entry" and isinstance(message.get("wire"), bytes):
             wire: bytes = message["wire"]
-            digest = entry_hash(wire)  # dedup first: the table decodes and verifies
-            if digest not in self._seen and self._deliver(wire, key):
-                self._send_on(wire, digest, skip=key)
+            digest = entry_hash(wire)
+            if digest not in self._seen:  # dedup first: the table decodes and verifies
+                self._answering = []
+                try:
+                    taken = self._deliver(wire, key)
+                finally:
+                    answers, self._answering = self._answering, None
+                if taken:
+                    self._send_on(wire, digest, skip=key)
+                for answer in answers:
+                    self._send_on(answer, entry_hash(answer), skip=None)
         elif (
             kind == "sync"
             and type(message.get("count")) is int
             and message["count"] >= 0
             and isinstance(message.get("head"), bytes)
         ):
-            self._resync(key, message["count"], message["head"])
+            head = (message["count"], message["head"])
+            self._heads[key] = head
+            outbox.ask(head)
+            self._spawn(self._notify())
         elif kind == "done":
             self._done.add(key)
             self._spawn(self._notify())
         elif kind != "ping":
             self._spawn(link.close(f"malformed or unexpected mesh message {kind!r}"))
 
-    def _resync(self, key: bytes, count: int, head: bytes) -> None:
-        """Answer a peer's `sync`: what follows its `count` entries if our chain has its last
-        one (`head`) there, else our last entry: chains that differ differ by an abort, and
-        that is how ours ends (the peer takes it if it is earlier than its own or supersedes
-        the entries it holds)."""
-        ours = self._store.count()
-        if count == 0 or (count <= ours and entry_hash(self._store.since(count - 1)[0]) == head):
-            self._enqueue(key, count)
-        elif ours:
-            self._enqueue(key, {"t": "entry", "wire": self._store.since(ours - 1)[0]})
-
-    async def _send_loop(self, link: Link, queue: asyncio.Queue[_Item]) -> None:
+    async def _send_loop(self, link: Link, outbox: _Outbox) -> None:
         with contextlib.suppress(LinkClosed):  # the receive side notices and cleans up
-            await self._send_forever(link, queue)
-
-    async def _send_forever(self, link: Link, queue: asyncio.Queue[_Item]) -> None:
-        async with link.pinging(self._ping_interval):  # not a timeout around every get
-            while True:
-                items = [await queue.get()]
-                while not queue.empty():  # all that is queued goes out in one write
-                    items.append(queue.get_nowait())
-                await link.send_frames(b"".join(self._frames(item) for item in items))
-                for _ in items:
-                    queue.task_done()
-
-    def _frames(self, item: _Item) -> bytes:
-        if isinstance(item, bytes):
-            return item
-        if isinstance(item, int):
-            return b"".join(entry_frame(wire) for wire in self._store.since(item))
-        return encode_frame(item)
+            async with link.pinging(self._ping_interval, self._sync_message):
+                while True:
+                    await outbox.changed.wait()
+                    outbox.busy = True
+                    try:
+                        batch = outbox.take()
+                        if batch:  # written and drained before the next chunk is made
+                            await link.send_frames(batch)
+                    finally:
+                        outbox.busy = False

@@ -51,6 +51,7 @@ from cfnet.store import (
     TableMeta,
     TableStore,
     add_home_argument,
+    keep_spare_descriptors,
     list_tables,
     load_identity,
     prepare_home,
@@ -108,8 +109,10 @@ def add_code_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def setup(args: argparse.Namespace) -> None:
-    """A person's seat needs a terminal; the test-only CFNET_TEST_CHAOS must be well formed."""
+    """A person's seat needs a terminal; the test-only CFNET_TEST_CHAOS must be well formed.
+    File descriptors are set aside for the state directory (network floods cannot take them)."""
     chaos_from_env()
+    keep_spare_descriptors()
     if args.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise LocalProtocolError(
             "a person's seat needs a terminal for the game screen; "

@@ -1,0 +1,140 @@
+"""An outsider opens hundreds of idle TCP connections to a host's lobby port and then, for the
+whole game, to a seated bot's mesh port, both processes limited to 256 open files: the host
+still seats the table, the bot still saves its secrets and log, and the game completes with
+identical verified logs and nobody blamed."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import resource
+import subprocess
+import threading
+from pathlib import Path
+
+from lan_helpers import (
+    CFNET,
+    LOOPBACK,
+    Peer,
+    cfnet_verify,
+    same_logs,
+    table_peers,
+    wait_all,
+    wait_until,
+)
+
+FILES = 256  # soft and hard open-file limit of the attacked processes (macOS's default soft)
+CONNECTIONS = 350
+
+
+class LimitedPeer(Peer):
+    """A `cfnet` process whose open-file limit is FILES, soft and hard (so it cannot raise it)."""
+
+    def start(self, args: list[str] | None = None) -> None:
+        self.runs += 1
+        self.home.mkdir(parents=True, exist_ok=True)
+        command = [*CFNET, *(self.args if args is None else args), "--home", str(self.home)]
+
+        def limit() -> None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (FILES, FILES))
+
+        with open(self.output_path, "wb") as out:
+            self.process = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit
+            )
+
+
+class Flood:
+    """CONNECTIONS idle connections to a port, in a thread: each is opened, then held until the
+    other side closes it; with `again`, it is opened again (until `stop`)."""
+
+    def __init__(self, port: int, again: bool) -> None:
+        self.port, self.again = port, again
+        self.opened = 0
+        self.closed_by_peer = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
+
+    def start(self) -> Flood:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(60)
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    async def _run(self) -> None:
+        await asyncio.gather(*(self._hold() for _ in range(CONNECTIONS)))
+
+    async def _hold(self) -> None:
+        while not self._stop.is_set():
+            try:
+                async with asyncio.timeout(10):
+                    reader, writer = await asyncio.open_connection(LOOPBACK, self.port)
+            except (OSError, TimeoutError):
+                await asyncio.sleep(0.2)
+                continue
+            self.opened += 1
+            try:
+                while not self._stop.is_set():  # idle: never a byte sent
+                    try:
+                        async with asyncio.timeout(0.5):
+                            if not await reader.read(4096):
+                                self.closed_by_peer += 1
+                                break
+                    except TimeoutError:
+                        continue
+            except OSError:
+                self.closed_by_peer += 1
+            finally:
+                writer.close()
+            if not self.again:
+                return
+            await asyncio.sleep(0.05)
+
+
+def _lobby_port(host: Peer) -> int:
+    match = re.search(r"open on 127\.0\.0\.1:(\d+)", host.output())
+    return int(match.group(1)) if match else 0
+
+
+def test_idle_connection_floods_neither_stop_nor_frame_a_seat(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "flood", seats=3, rounds=2, timeout=20)
+    host, victim = (LimitedPeer(p.home, p.args) for p in peers[:2])
+    peers = [host, victim, peers[2]]
+    floods: list[Flood] = []
+    try:
+        host.start()
+        wait_until(lambda: _lobby_port(host) > 0, what="the lobby open")
+        lobby = Flood(_lobby_port(host), again=False).start()
+        floods.append(lobby)
+        wait_until(lambda: lobby.done, timeout=120, what="the host closing every idle connection")
+        assert lobby.closed_by_peer == CONNECTIONS, (lobby.opened, lobby.closed_by_peer)
+        assert host.process is not None and host.process.poll() is None, host.output()
+
+        victim.start()
+        peers[2].start()
+        wait_until(lambda: victim.log_size() > 5000, timeout=120, what="the game started")
+        meta = victim.meta()
+        mesh = Flood(meta.addresses[meta.seat][1], again=True).start()
+        floods.append(mesh)
+        codes = wait_all(peers)
+        opened = mesh.opened
+    finally:
+        for flood in floods:
+            flood.stop()
+        for peer in peers:
+            peer.kill()
+    assert codes == [0, 0, 0], [p.output() for p in peers]
+    assert opened > CONNECTIONS  # the bot closed idle connections and the flood reopened them
+    same_logs(peers)
+    assert cfnet_verify(victim.log_path()).returncode == 0
+    for peer in peers:
+        said = peer.output()
+        assert "verified: the log is a complete, valid game" in said, said
+        assert "stopped:" not in said and "aborted" not in said, said
+        assert "Traceback" not in said, said  # not even when it leaves, floods still open
