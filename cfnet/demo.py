@@ -601,6 +601,9 @@ def run(args: argparse.Namespace) -> int:
     except RuleOptionError as exc:
         print(f"cfnet demo: {exc}", file=sys.stderr)
         return 2
+    if args.human and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("cfnet demo: --human needs a terminal for the game screen", file=sys.stderr)
+        return 2
     temporary = args.home is None
     home = prepare_home(Path(tempfile.mkdtemp(prefix="cfnet-demo-")) if temporary else args.home)
     demo = Demo(args, options, home)

@@ -87,7 +87,7 @@ def test_damaged_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     path = tmp_path / "damaged.cfnlog"
     path.write_bytes(bytes(data))
     assert main(["verify", str(path)]) == 1
-    assert "record damaged" in capsys.readouterr().out
+    assert "record damaged" in capsys.readouterr().err
 
 
 def test_replay(capsys: pytest.CaptureFixture[str]) -> None:

@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
     if not bots or any(name not in BOT_STRATEGIES for name in bots):
         print(f"cfnet play: --bots {args.bots}: use {', '.join(BOT_STRATEGIES)}", file=sys.stderr)
         return 2
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("cfnet play: the game screen needs a terminal", file=sys.stderr)
+        return 2
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     others = ["Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus"]
     names = [args.player or "You", *others[: args.players - 1]]

@@ -19,10 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
     from cfnet.engine import Play
-    from cfnet.errors import PeerProtocolError
+    from cfnet.errors import PeerProtocolError, describe
     from cfnet.logfile import LogFileError, read_log
     from cfnet.render import render_board, render_hand
     from cfnet.table import OFFLINE, Table
@@ -39,14 +40,18 @@ def run(args: argparse.Namespace) -> int:
         entries = read_log(Path(args.file))
         table = Table(entries[0].wire, None, OFFLINE) if entries else None
     except (OSError, LogFileError, PeerProtocolError) as error:
-        print(f"cfnet replay: {error}")
+        print(f"cfnet replay: {describe(error)}", file=sys.stderr)
         return 1
     if table is None:
-        print(f"cfnet replay: {args.file} holds no entries")
+        print(f"cfnet replay: {args.file} holds no entries", file=sys.stderr)
         return 1
+    rounds = table.options.rounds
+    if args.round is not None and not 1 <= args.round <= rounds:
+        return _no_round(args, rounds)
     names = [f"seat {s} ({info.name})" for s, info in enumerate(table.seats)]
     print(f"table {table.name!r}: {', '.join(names)}; {table.options.describe()}")
     moves = 0
+    played = 0
 
     def shown(round_number: int) -> bool:
         return args.round is None or args.round == round_number
@@ -58,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"entry {entry.seq}: {error} (run cfnet verify for the details)")
             return 1
         for event in events:
+            if isinstance(event, RoundStarted):
+                played = event.round_number
             if isinstance(event, RoundStarted) and shown(event.round_number):
                 public = table.public
                 centre = public.centre if public is not None else "?"
@@ -87,4 +94,19 @@ def run(args: argparse.Namespace) -> int:
                 print(f"entry {entry.seq}: seat {event.fault.seat} {event.fault.detail}")
             elif isinstance(event, Aborted):
                 print(f"aborted by seat {event.by}: seat {event.fault.seat}, {event.fault.detail}")
+    if args.round is not None and args.round > played:
+        return _no_round(args, played)
     return 0
+
+
+def _no_round(args: argparse.Namespace, rounds: int) -> int:
+    """--round names a round the log does not hold: say how many it has (exit 1)."""
+    import sys
+
+    if rounds == 0:
+        told = f"{args.file} holds no round yet"
+    else:
+        told = f"{args.file} has only {rounds} round{'' if rounds == 1 else 's'}: "
+        told += "give --round 1" + ("" if rounds == 1 else f" to {rounds}")
+    print(f"cfnet replay: {told}", file=sys.stderr)
+    return 1

@@ -16,15 +16,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
+    from cfnet.errors import describe
     from cfnet.logfile import LogFileError, read_log
     from cfnet.table_verify import verify_entries
 
     try:
         entries = read_log(Path(args.file))
     except (OSError, LogFileError) as error:
-        print(f"cfnet verify: {error}")
+        print(f"cfnet verify: {describe(error)}", file=sys.stderr)
         return 1
     verdict = verify_entries(entries)
     table = verdict.table

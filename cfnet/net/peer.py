@@ -23,9 +23,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cfnet.arguments import add_rule_argument, host_port, ipv4, seconds_type
+from cfnet.arguments import add_rule_argument, host_port, ipv4, port_number, seconds_type
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
-from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError, describe, exit_status
 from cfnet.identity import Identity
 from cfnet.net.chaos_sim import chaos_from_env
 from cfnet.net.discovery import Discovery, TableInfo, check_name
@@ -111,7 +111,7 @@ def setup(args: argparse.Namespace) -> None:
     """A person's seat needs a terminal; the test-only CFNET_TEST_CHAOS must be well formed."""
     chaos_from_env()
     if args.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise LocalProtocolError(
+        raise UsageError(
             "a person's seat needs a terminal for the game screen; "
             "give --strategy greedy|random for a computer seat"
         )
@@ -305,8 +305,9 @@ def _interrupted(command: str) -> int:
 
 
 def _failed(command: str, error: Exception) -> int:
-    print(f"cfnet {command}: {error}", file=sys.stderr, flush=True)
-    return 1
+    """Say `error` in one line; its exit status (2: usage, 1: any other failure)."""
+    print(f"cfnet {command}: {describe(error)}", file=sys.stderr, flush=True)
+    return exit_status(error)
 
 
 # ---------------------------------------------------------------------- host
@@ -328,7 +329,9 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         default="greedy",
         help="strategy of the --bots players (default greedy)",
     )
-    parser.add_argument("--port", type=int, default=0, help="TCP port of the lobby (default: any)")
+    parser.add_argument(
+        "--port", type=port_number, default=0, help="TCP port of the lobby (default: any)"
+    )
     parser.add_argument(
         "--timeout",
         type=int,
@@ -341,8 +344,8 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_host(args: argparse.Namespace) -> int:
     try:
-        setup(args)
         name, options = check_host(args)
+        setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
         with seat_logging(args, home):
@@ -354,16 +357,17 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 def check_host(args: argparse.Namespace) -> tuple[str, RuleOptions]:
-    """The table's name and rules from `cfnet host` options (LocalProtocolError or
-    RuleOptionError saying what is wrong)."""
-    name = check_name(args.name)
-    options = rule_options(args.rule, args.seats)
+    """The table's name and rules from `cfnet host` options (UsageError saying what is
+    wrong)."""
+    try:
+        name = check_name(args.name)
+        options = rule_options(args.rule, args.seats)
+    except (LocalProtocolError, RuleOptionError) as exc:
+        raise UsageError(str(exc)) from None
     if not 0 <= args.bots < args.seats:
-        raise LocalProtocolError(
-            f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats"
-        )
+        raise UsageError(f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats")
     if not 1 <= args.timeout <= MAX_TIMEOUT:
-        raise LocalProtocolError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
+        raise UsageError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
     return name, options
 
 
@@ -487,7 +491,7 @@ def run_join(
     args: argparse.Namespace, table: str | None, command: str, entropy: Entropy = urandom
 ) -> int:
     if table is None and args.connect is None:
-        return _failed(command, LocalProtocolError("name a table, or give --connect HOST:PORT"))
+        return _failed(command, UsageError("name a table, or give --connect HOST:PORT"))
     try:
         setup(args)
         home = prepare_home(args.home)
