@@ -20,10 +20,14 @@ import signal
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
+
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
 
 from cfnet.arguments import seconds_type
 from cfnet.bots import make_bot
@@ -38,7 +42,7 @@ from cfnet.net.lobby import HostLobby
 from cfnet.net.peer import Seat, drain, urandom
 from cfnet.render import render_board, render_hand
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.screen import describe_end, score_lines
+from cfnet.screen import GameScreen, describe_end, score_lines
 from cfnet.session import (
     GameAborted,
     GameEnded,
@@ -219,7 +223,14 @@ def _log_destination(name: str) -> Path:
 class Demo:
     """One run of `cfnet demo` (see the module docstring)."""
 
-    def __init__(self, args: argparse.Namespace, options: RuleOptions, home: Path) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        options: RuleOptions,
+        home: Path,
+        terminal: tuple[Input, Output] | None = None,
+    ) -> None:
+        """`terminal`: where --human's game screen reads keys and draws (None: this one)."""
         self.args = args
         self.options = options
         self.home = home
@@ -229,6 +240,8 @@ class Demo:
         self.game: NetGame | None = None
         self._joined = asyncio.Event()
         self.terminated = False
+        self.terminal = terminal
+        self.screen: GameScreen | None = None  # --human's
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -384,9 +397,18 @@ class Demo:
             await asyncio.sleep(min(2.0, 15 * self.args.delay))  # time to read the result
 
     async def _human(self, game: NetGame) -> int:
-        from cfnet.screen import GameScreen
+        keys, output = self.terminal or (None, None)
+        self.screen = _KeptLogScreen(game, self._keep_log, keys, output)
+        return await self.screen.run()
 
-        return await GameScreen(game).run()
+    def _keep_log(self) -> Path:
+        """Copy the game's log to where the demo keeps it (its state directory may be a
+        temporary one, removed at the end); the copy's path."""
+        assert self.game is not None
+        destination = _log_destination(self.name)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.game.log_path, destination)
+        return destination
 
     def _finish(self, code: int) -> int:
         """Copy the log to a stable path, verify it, print the result; the exit code."""
@@ -412,9 +434,7 @@ class Demo:
             self.say(f"the game was aborted: {result.reason}")
         else:
             self.say("the game stopped before its end; the computer players were stopped")
-        destination = _log_destination(self.name)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(game.log_path, destination)
+        destination = self._keep_log()
         entries = read_log(destination)
         verdict = verify_entries(entries)
         if verdict.ok:
@@ -433,6 +453,21 @@ class Demo:
         if not verdict.ok or not isinstance(result, GameEnded):
             return 3
         return code
+
+
+class _KeptLogScreen(GameScreen):
+    """--human's game screen: the game's end names the log's kept copy, made then."""
+
+    def __init__(
+        self, game: NetGame, keep: Callable[[], Path], keys: Input | None, output: Output | None
+    ) -> None:
+        super().__init__(game, keys, output)
+        self._keep = keep
+
+    def on_event(self, event: SessionEvent) -> None:
+        if isinstance(event, GameEnded) and event.log_path is not None:
+            event = replace(event, log_path=self._keep())
+        super().on_event(event)
 
 
 async def _leave(lobby: HostLobby, discovery: Discovery) -> None:

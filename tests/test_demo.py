@@ -3,18 +3,26 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import os
 import re
 import shlex
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from lan_helpers import CFNET, cfnet_verify, wait_until
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
+from cfnet.demo import Demo, add_arguments
 from cfnet.logfile import read_log
+from cfnet.rules import RuleOptions
+from cfnet.store import prepare_home
 
 DEMO_TIMEOUT = 60
 
@@ -215,3 +223,43 @@ def test_human_seat_plays_in_the_game_screen_and_may_leave(tmp_path: Path) -> No
     assert "the game stopped before its end; the computer players were stopped" in text
     assert saved_log(text).exists()
     assert not any(alive(pid) for pid in child_pids(text))
+
+
+def test_the_game_over_screen_names_the_log_that_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cfnet demo --human`: its state directory goes at the end, so the game-over screen names
+    the kept copy of the log (in the current directory), which is there and complete."""
+    monkeypatch.chdir(tmp_path)
+    home = prepare_home(tmp_path / "state")  # what `cfnet demo` removes at the end
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--human", "--players", "2", "--rounds", "1", "--delay", "0"])
+    options = RuleOptions(rounds=1)
+
+    async def play() -> tuple[int, str, Demo]:
+        with create_pipe_input() as keys:
+            demo = Demo(args, options, home, (keys, DummyOutput()))
+            run = asyncio.get_running_loop().create_task(demo.run())
+            end = time.monotonic() + DEMO_TIMEOUT
+            while demo.screen is None or demo.screen.game_end is None:
+                assert time.monotonic() < end and not run.done(), "the game did not end"
+                screen = demo.screen
+                if screen is not None and screen.round_end is None and screen._ready():
+                    typed = screen.lines_typed
+                    keys.send_text("1\r")  # the first listed move
+                    while screen.lines_typed == typed and time.monotonic() < end:
+                        await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)
+            shown = demo.screen.text()
+            keys.send_text("\r")  # Enter: leave
+            return await asyncio.wait_for(run, DEMO_TIMEOUT), shown, demo
+
+    code, shown, demo = asyncio.run(play())
+    kept = tmp_path / f"cfnet-{demo.name}.cflog"
+    assert code == 0, shown
+    assert "The game's log is saved in" in shown
+    assert str(kept) in shown.replace("\n  ", "")  # the path may wrap
+    assert str(home) not in shown
+    assert read_log(kept)
+    assert cfnet_verify(kept).returncode == 0
