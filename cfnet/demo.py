@@ -40,7 +40,7 @@ from cfnet.net.discovery import Discovery
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import HostLobby
 from cfnet.net.peer import Seat, drain, urandom
-from cfnet.render import render_board, render_hand
+from cfnet.render import count, render_board, render_hand
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.screen import GameScreen, describe_end, score_lines
 from cfnet.session import (
@@ -429,7 +429,7 @@ class Demo:
             for row in score_lines(game.game, names):
                 self.say(f"  {row}")
             who = " and ".join(names[s] for s in result.winners)
-            self.say(f"winner: {who} with {result.totals[result.winners[0]]} points")
+            self.say(f"winner: {who} with {count(result.totals[result.winners[0]], 'point')}")
         elif isinstance(result, GameAborted):
             self.say(f"the game was aborted: {result.reason}")
         else:

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from cfnet.bots import BOT_STRATEGIES
+    from cfnet.render import count
     from cfnet.rules import RuleOptionError, rule_options
     from cfnet.screen import GameScreen, score_lines
     from cfnet.sim_session import OfflineSession
@@ -78,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     screen = GameScreen(session)
     code = asyncio.run(screen.run())
     game = session.game
-    print(f"cfnet play --offline --seed {seed}: {len(game.round_scores)} round(s) played")
+    played = count(len(game.round_scores), "round")
+    print(f"cfnet play --offline --seed {seed}: {played} played")
     if game.round_scores:
         print("\n".join(score_lines(game, names)))
     return code
