@@ -155,7 +155,7 @@ def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Sig
     demo_process, seen = _demo_until(tmp_path, when)
     try:
         demo_process.send_signal(sig)
-        rest, errors = demo_process.communicate(timeout=20)
+        rest, errors = demo_process.communicate(timeout=60)
     finally:
         demo_process.kill()
     out = "".join(seen) + rest
@@ -171,7 +171,7 @@ def test_a_computer_player_that_dies_is_named_and_the_demo_fails(tmp_path: Path)
     try:
         victim = child_pids("".join(seen))[0]
         os.kill(victim, signal.SIGKILL)
-        rest, errors = demo_process.communicate(timeout=20)
+        rest, errors = demo_process.communicate(timeout=60)
     finally:
         demo_process.kill()
     out = "".join(seen) + rest

@@ -339,7 +339,7 @@ def test_a_table_of_another_version_is_listed_dimmed_and_not_joined() -> None:
                 await hosting.advertise(future, [LOOPBACK])
                 screen = BrowserScreen(looking, "Me", Terminal(keys, DummyOutput()))
                 task = asyncio.get_running_loop().create_task(screen.run())
-                await screen.browser.wait_for(lambda t: t.table_id == future.table_id, 10)
+                await screen.browser.wait_for(lambda t: t.table_id == future.table_id, 30)
                 (row,) = [row for row in screen.body()[0] if future.name in row[0][1]]
                 assert re.search(rf" 1/4 +{needs} +$", row[0][1]), row
                 assert "class:more" in row[0][0].split()  # dimmed

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from cfnet.sim_session import OfflineSession
 from cfnet.tiles import Tile
 
 NAMES = ("Me", "Ada", "Bob")
+STEP_TIMEOUT = 30.0  # generous: a loaded machine must not fail
 COLOUR_CODE = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|4[0-7]|9[0-7]|38;5;\d+)[;m]")
 
 
@@ -34,7 +36,8 @@ class Player:
         self.session = session
 
     async def until(self, condition: Callable[[], bool], what: str) -> None:
-        for _ in range(1000):
+        end = time.monotonic() + STEP_TIMEOUT
+        while time.monotonic() < end:
             if condition():
                 return
             await asyncio.sleep(0.005)
@@ -89,7 +92,7 @@ def run_screen(
             player = Player(screen, keys, session)
             await player.until(lambda: session.view is not None, "the deal")
             await scenario(player)
-            return await asyncio.wait_for(app, 5)
+            return await asyncio.wait_for(app, STEP_TIMEOUT)
 
     return asyncio.run(main())
 
