@@ -6,6 +6,7 @@ address that is not this machine's is refused before anything is bound)."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -185,3 +186,20 @@ def test_a_reader_that_goes_away_ends_replay_quietly(files: Files) -> None:
     finally:
         os.close(write_end)
     assert (replay.returncode, replay.stderr) == (1, "")
+
+
+def test_ctrl_c_is_one_line_and_exits_130(files: Files) -> None:
+    name = f"no-such-table-{os.urandom(4).hex()}"
+    with subprocess.Popen(
+        [*CFNET, "join", name, "--wait", "600", "--interface", LOOPBACK, "--strategy", "greedy"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CFNET_HOME": str(files.home)},
+    ) as join:
+        assert join.stdout is not None
+        assert "looking for table" in join.stdout.readline()  # it is under way
+        join.send_signal(signal.SIGINT)
+        out, err = join.communicate(timeout=120)
+    result = subprocess.CompletedProcess(join.args, join.returncode, out, err)
+    assert_one_line(result, 130, "interrupted")
