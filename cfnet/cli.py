@@ -6,8 +6,11 @@ import argparse
 import importlib
 import os
 import pkgutil
+import shlex
+import shutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
@@ -30,6 +33,17 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         text = " ".join(message.split())
         self.exit(2, f"{self.prog}: {text} (see {self.prog} --help)\n")
+
+
+def invocation() -> str:
+    """How a person runs this cfnet again, as printed in a hint: `cfnet` when that is on PATH
+    (or cfnet was not started as its console script), else the script's path as it was typed
+    (e.g. `.venv/bin/cfnet`, before the venv is activated)."""
+    program = Path(sys.argv[0])
+    on_path = shutil.which("cfnet")
+    if program.name != "cfnet" or (on_path and Path(on_path).resolve() == program.resolve()):
+        return "cfnet"
+    return shlex.quote(str(program))
 
 
 def _command_modules() -> dict[str, ModuleType]:

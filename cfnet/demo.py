@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import sys
@@ -32,6 +33,7 @@ from prompt_toolkit.output import Output
 from cfnet.arguments import seconds_type
 from cfnet.bots import make_bot
 from cfnet.children import Children
+from cfnet.cli import invocation
 from cfnet.engine import Draw, IllegalMoveError, Play, PublicRound
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import fingerprint
@@ -445,7 +447,8 @@ class Demo:
         else:
             self.say(f"the log ends before the game does ({len(entries)} entries)")
         self.say(f"log saved: {destination}")
-        self.say(f"check it yourself: cfnet verify {destination}")
+        check = f"{invocation()} verify {shlex.quote(str(destination))}"
+        self.say(f"check it yourself: {check}")
         if problem is not None:
             raise DemoError(problem)
         if not finished:

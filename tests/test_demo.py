@@ -11,6 +11,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -263,3 +264,25 @@ def test_the_game_over_screen_names_the_log_that_is_kept(
     assert str(home) not in shown
     assert read_log(kept)
     assert cfnet_verify(kept).returncode == 0
+
+
+def test_the_verify_hint_works_as_printed_before_the_venv_is_activated(tmp_path: Path) -> None:
+    """The README's first line runs `.venv/bin/cfnet demo` with cfnet not on PATH: the hint it
+    prints names the program as typed, and runs as printed."""
+    script = Path(sys.executable).parent / "cfnet"
+    bare = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != script.parent
+    )
+    env = {**_env(tmp_path), "PATH": bare}
+    done = subprocess.run(
+        [str(script), "demo", "--players", "2", "--rounds", "1", "--delay", "0"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=DEMO_TIMEOUT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    hint = re.search(r"^check it yourself: (.+)$", done.stdout, re.M)
+    assert hint is not None and hint.group(1).startswith(f"{script} verify "), done.stdout
+    checked = subprocess.run(
+        shlex.split(hint.group(1)), cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=DEMO_TIMEOUT, check=False,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr
