@@ -28,14 +28,30 @@ def seconds_type(low: float, high: float, *, zero_ok: bool = False) -> Callable[
     return parse
 
 
+def machine_ipv4() -> list[str]:
+    """Every IPv4 address of this machine's interfaces, loopback included, sorted."""
+    import ifaddr
+
+    found = {
+        ip.ip for adapter in ifaddr.get_adapters() for ip in adapter.ips if isinstance(ip.ip, str)
+    }
+    return sorted(found, key=ipaddress.IPv4Address)
+
+
 def ipv4(text: str) -> str:
-    """An argparse `type=`: an interface's IPv4 address."""
+    """An argparse `type=`: the IPv4 address of one of this machine's interfaces."""
     try:
-        return str(ipaddress.IPv4Address(text))
+        address = str(ipaddress.IPv4Address(text))
     except ValueError:
         raise OptionValueError(
             f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
         ) from None
+    mine = machine_ipv4()
+    if address not in mine:
+        raise OptionValueError(
+            f"{address} is not an address of this machine: give one of {', '.join(mine)}"
+        )
+    return address
 
 
 def host_port(text: str) -> tuple[str, int]:
@@ -44,6 +60,13 @@ def host_port(text: str) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) <= 0xFFFF:
         raise OptionValueError(f"{text!r}: give HOST:PORT, e.g. 192.168.1.20:40123")
     return host, int(port)
+
+
+def port_number(text: str) -> int:
+    """An argparse `type=`: a TCP port, 0 (any free one) to 65535."""
+    if not text.isdecimal() or int(text) > 0xFFFF:
+        raise OptionValueError(f"{text!r}: give a TCP port, 1 to 65535 (0: any free one)")
+    return int(text)
 
 
 def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:

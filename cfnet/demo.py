@@ -13,24 +13,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import ctypes
 import os
 import secrets
+import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
 from cfnet.arguments import seconds_type
 from cfnet.bots import make_bot
+from cfnet.children import Children
+from cfnet.cli import invocation
 from cfnet.engine import Draw, IllegalMoveError, Play, PublicRound
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import fingerprint
@@ -39,9 +42,9 @@ from cfnet.net.discovery import Discovery
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import HostLobby
 from cfnet.net.peer import Seat, drain, urandom
-from cfnet.render import render_board, render_hand
+from cfnet.render import count, render_board, render_hand
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.screen import describe_end, score_lines
+from cfnet.screen import GameScreen, describe_end, score_lines
 from cfnet.session import (
     GameAborted,
     GameEnded,
@@ -61,7 +64,6 @@ BOT_NAMES = ("Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")
 POLL = 0.05  # how often to look at the children and at whether it is our move
 BOT_FIND_WAIT = 30.0  # how long a computer player looks for the table by mDNS
 BOT_EXIT_WAIT = 30.0  # after the game, how long the computer players may take to finish
-STOP_WAIT = 3.0  # after SIGTERM, how long a child may take before it is killed
 RECENT = 4  # moves shown under the board in the live view
 
 T = TypeVar("T")
@@ -69,108 +71,6 @@ T = TypeVar("T")
 
 class DemoError(Exception):
     """The demo cannot go on: what failed, in words."""
-
-
-# ---------------------------------------------------------------------- child processes
-
-
-@dataclass
-class Child:
-    """One computer player's `cfnet bot` process and the file holding its output."""
-
-    name: str
-    process: subprocess.Popen[bytes]
-    output: Path
-
-    def tail(self, lines: int = 6) -> str:
-        try:
-            text = self.output.read_text(errors="replace")
-        except OSError:
-            return ""
-        return "\n".join("    " + row for row in text.strip().splitlines()[-lines:])
-
-    def failure(self, code: int) -> str:
-        how = (
-            f"was killed by signal {signal.Signals(-code).name}"
-            if code < 0
-            else f"stopped with exit code {code}"
-        )
-        tail = self.tail()
-        said = f"; its last output:\n{tail}" if tail else ""
-        return f"computer player {self.name} (process {self.process.pid}) {how}{said}"
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """Linux: a function for `preexec_fn` that has the child get SIGTERM if the demo dies."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig = 1
-
-    def arm() -> None:
-        prctl(pr_set_pdeathsig, signal.SIGTERM)
-
-    return arm
-
-
-class Children:
-    """The demo's child processes: started in their own session (Ctrl-C reaches the demo only,
-    which stops them), each told to exit should the demo die; `stop()` leaves none behind."""
-
-    def __init__(self) -> None:
-        self.children: list[Child] = []
-        self._arm = _die_with_parent()
-
-    def start(self, name: str, command: Sequence[str], output: Path) -> Child:
-        with open(output, "wb") as out:
-            process = subprocess.Popen(
-                list(command),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=self._arm,  # only a prctl call, looked up before the fork
-            )
-        child = Child(name, process, output)
-        self.children.append(child)
-        return child
-
-    def failed(self) -> str | None:
-        """What went wrong if a child has exited with an error, else None."""
-        for child in self.children:
-            code = child.process.poll()
-            if code:
-                return child.failure(code)
-        return None
-
-    def wait(self, timeout: float) -> str | None:
-        """Wait until every child has exited; what went wrong, if anything."""
-        until = time.monotonic() + timeout
-        for child in self.children:
-            try:
-                code = child.process.wait(max(0.0, until - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                return f"computer player {child.name} (process {child.process.pid}) did not exit"
-            if code:
-                return child.failure(code)
-        return None
-
-    def stop(self) -> None:
-        """Terminate every child still running (kill those that do not exit) and reap them."""
-        alive = [c.process for c in self.children if c.process.poll() is None]
-        for process in alive:
-            with contextlib.suppress(ProcessLookupError):
-                process.terminate()
-        until = time.monotonic() + STOP_WAIT
-        for process in alive:
-            try:
-                process.wait(max(0.0, until - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 # ---------------------------------------------------------------------- the live view
@@ -325,7 +225,14 @@ def _log_destination(name: str) -> Path:
 class Demo:
     """One run of `cfnet demo` (see the module docstring)."""
 
-    def __init__(self, args: argparse.Namespace, options: RuleOptions, home: Path) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        options: RuleOptions,
+        home: Path,
+        terminal: tuple[Input, Output] | None = None,
+    ) -> None:
+        """`terminal`: where --human's game screen reads keys and draws (None: this one)."""
         self.args = args
         self.options = options
         self.home = home
@@ -335,6 +242,8 @@ class Demo:
         self.game: NetGame | None = None
         self._joined = asyncio.Event()
         self.terminated = False
+        self.terminal = terminal
+        self.screen: GameScreen | None = None  # --human's
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -490,9 +399,18 @@ class Demo:
             await asyncio.sleep(min(2.0, 15 * self.args.delay))  # time to read the result
 
     async def _human(self, game: NetGame) -> int:
-        from cfnet.screen import GameScreen
+        keys, output = self.terminal or (None, None)
+        self.screen = _KeptLogScreen(game, self._keep_log, keys, output)
+        return await self.screen.run()
 
-        return await GameScreen(game).run()
+    def _keep_log(self) -> Path:
+        """Copy the game's log to where the demo keeps it (its state directory may be a
+        temporary one, removed at the end); the copy's path."""
+        assert self.game is not None
+        destination = _log_destination(self.name)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(self.game.log_path, destination)
+        return destination
 
     def _finish(self, code: int) -> int:
         """Copy the log to a stable path, verify it, print the result; the exit code."""
@@ -513,14 +431,12 @@ class Demo:
             for row in score_lines(game.game, names):
                 self.say(f"  {row}")
             who = " and ".join(names[s] for s in result.winners)
-            self.say(f"winner: {who} with {result.totals[result.winners[0]]} points")
+            self.say(f"winner: {who} with {count(result.totals[result.winners[0]], 'point')}")
         elif isinstance(result, GameAborted):
             self.say(f"the game was aborted: {result.reason}")
         else:
             self.say("the game stopped before its end; the computer players were stopped")
-        destination = _log_destination(self.name)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(game.log_path, destination)
+        destination = self._keep_log()
         entries = read_log(destination)
         verdict = verify_entries(entries)
         if verdict.ok:
@@ -531,7 +447,8 @@ class Demo:
         else:
             self.say(f"the log ends before the game does ({len(entries)} entries)")
         self.say(f"log saved: {destination}")
-        self.say(f"check it yourself: cfnet verify {destination}")
+        check = f"{invocation()} verify {shlex.quote(str(destination))}"
+        self.say(f"check it yourself: {check}")
         if problem is not None:
             raise DemoError(problem)
         if not finished:
@@ -539,6 +456,21 @@ class Demo:
         if not verdict.ok or not isinstance(result, GameEnded):
             return 3
         return code
+
+
+class _KeptLogScreen(GameScreen):
+    """--human's game screen: the game's end names the log's kept copy, made then."""
+
+    def __init__(
+        self, game: NetGame, keep: Callable[[], Path], keys: Input | None, output: Output | None
+    ) -> None:
+        super().__init__(game, keys, output)
+        self._keep = keep
+
+    def on_event(self, event: SessionEvent) -> None:
+        if isinstance(event, GameEnded) and event.log_path is not None:
+            event = replace(event, log_path=self._keep())
+        super().on_event(event)
 
 
 async def _leave(lobby: HostLobby, discovery: Discovery) -> None:
@@ -600,6 +532,9 @@ def run(args: argparse.Namespace) -> int:
         options.check(args.players)
     except RuleOptionError as exc:
         print(f"cfnet demo: {exc}", file=sys.stderr)
+        return 2
+    if args.human and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("cfnet demo: --human needs a terminal for the game screen", file=sys.stderr)
         return 2
     temporary = args.home is None
     home = prepare_home(Path(tempfile.mkdtemp(prefix="cfnet-demo-")) if temporary else args.home)

@@ -19,3 +19,22 @@ class PeerProtocolError(ValueError):
         super().__init__(reason if seat is None else f"seat {seat}: {reason}")
         self.reason = reason
         self.seat = seat
+
+
+class UsageError(LocalProtocolError):
+    """The command line asks for what cannot be done as asked (exit status 2, as argparse's)."""
+
+
+def exit_status(error: BaseException) -> int:
+    """The exit status for an expected error: 2 for a usage error (a rule option too), else 1."""
+    from cfnet.rules import RuleOptionError
+
+    return 2 if isinstance(error, UsageError | RuleOptionError) else 1
+
+
+def describe(error: BaseException) -> str:
+    """`error` as one line for a person; an OSError as `FILE: reason`, without `[Errno N]`."""
+    if isinstance(error, OSError) and error.strerror:
+        reason = error.strerror[:1].lower() + error.strerror[1:]
+        return f"{error.filename}: {reason}" if error.filename else reason
+    return " ".join(str(error).split()) or type(error).__name__

@@ -605,7 +605,9 @@ class LobbyScreen(_Page):
 
     def command(self, text: str) -> None:
         word = text.lower()
-        if word in ("l", "leave", "q", "quit"):
+        if not word:  # an empty Enter: nothing to do
+            return
+        if word in ("l", "leave", "q", "quit", "exit"):
             if self.full:
                 self.error("the table is starting: quit from the game screen instead")
                 return

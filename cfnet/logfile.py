@@ -103,13 +103,14 @@ def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -
                 f"record length {size} is out of range (1 to {max_entry} bytes)",
             )
         body = f.read(size + RECORD_TRAILER_BYTES)
-        if len(body) < size + RECORD_TRAILER_BYTES:
+        missing = size + RECORD_TRAILER_BYTES - len(body)
+        if missing > 0:
             raise TornTail(
                 name,
                 offset,
                 index,
-                f"the file ends {size + RECORD_TRAILER_BYTES - len(body)} bytes before the"
-                " end of the last record",
+                f"the file ends {missing} byte{'' if missing == 1 else 's'} before the end of"
+                " the last record",
             )
         wire = body[:size]
         if _crc(wire) != body[size:]:

@@ -37,7 +37,14 @@ COMMANDS: dict[str, str] = {
     "next": "the next round",
     "quit": "leave the game",
 }
-ALIASES: dict[str, str] = {"d": "draw", "p": "pass", "?": "help", "exit": "quit", "q": "quit"}
+ALIASES: dict[str, str] = {
+    "d": "draw",
+    "p": "pass",
+    "?": "help",
+    "exit": "quit",
+    "q": "quit",
+    "leave": "quit",
+}
 
 
 class InputError(ValueError):
@@ -108,9 +115,10 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
         else:
             tile, end = Tile.parse(" ".join(words)), None
     except (TileParseError, IllegalMoveError):
+        numbers = "1 (your only move)" if len(moves) == 1 else f"a move number, 1 to {len(moves)}"
         raise InputError(
-            f"{text.strip()!r} is not a move or a command: type a move number "
-            f"(1-{len(moves)}), a tile and an end like 9-3 b, draw, pass, or help"
+            f"{text.strip()!r} is not a move or a command: type {numbers}, a tile and an end "
+            "like 9-3 b, draw, pass, or help"
         ) from None
     return _tile_move(tile, end, view, moves, choose)
 

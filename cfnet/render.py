@@ -24,6 +24,11 @@ def _wrap(first: str, more: str, words: Sequence[str], sep: str = "") -> list[st
     return rows
 
 
+def count(number: int, noun: str) -> str:
+    """`number` with `noun`, plural unless it is 1: `1 point`, `3 points`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def render_hand(tiles: Sequence[Tile]) -> str:
     """A hand as `[9|3] [5|5] ...`, wrapped at 80 columns."""
     if not tiles:

@@ -22,7 +22,8 @@ def check_players(players: int) -> None:
     """Raise `RuleOptionError` unless 2..8 players."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise RuleOptionError(
-            f"{players} players: Chicken Foot takes {MIN_PLAYERS} to {MAX_PLAYERS}"
+            f"{players} player{'' if players == 1 else 's'}: Chicken Foot takes "
+            f"{MIN_PLAYERS} to {MAX_PLAYERS} players"
         )
 
 

@@ -56,7 +56,7 @@ from cfnet.play_input import (
     parse_input,
     sorted_hand,
 )
-from cfnet.render import render_board, score_table
+from cfnet.render import count, render_board, score_table
 from cfnet.session import (
     GameAborted,
     GameEnded,
@@ -118,7 +118,7 @@ HELP_TEXT = (
     "  draw, pass   only when none of your tiles fits (the banner says which)",
     "  hint         what the computer would play   scores    the score table",
     "  log          every event so far             help      this text",
-    "  Enter, next  the next round, after a round  quit      leave (asks first)",
+    "  Enter, next  the next round, after a round  quit, leave  leave (asks first)",
     "  Esc          back to the board              PgUp/PgDn scroll this pane",
     "Play when you can; draw only when nothing fits, and play a drawn tile that fits.",
     "A double opens a foot: the next 3 tiles go on it. The lowest total wins.",
@@ -380,7 +380,7 @@ class GameScreen:
         who = "You" if mine else " and ".join(_name(self.session.names, s) for s in event.winners)
         verb = "win" if mine or len(event.winners) > 1 else "wins"
         best = event.totals[event.winners[0]]
-        return f"Game over: {who} {verb} with {best} points"
+        return f"Game over: {who} {verb} with {count(best, 'point')}"
 
     # -- input
 
@@ -394,7 +394,7 @@ class GameScreen:
         self.lines_typed += 1
         if self.confirming_quit:
             self.confirming_quit = False
-            if text.strip().lower() in ("y", "yes", "quit"):
+            if text.strip().lower() in ("y", "yes", "quit", "leave"):
                 self.app.exit(result=0)
                 return
             self.feedback = ("class:info", "Staying in the game.")
@@ -424,10 +424,11 @@ class GameScreen:
         if self.game_end is not None:
             self.app.exit(result=0)
         elif self.round_end is not None:
-            self.round_end = self.panel = None
+            self.round_end = None
+            self._close_panel()
             self.session.ready()
         elif self.panel is not None:
-            self.panel = None
+            self._close_panel()
         else:
             self.feedback = ("class:error", "✗ type a move's number, a tile and an end, or help")
 
@@ -457,6 +458,11 @@ class GameScreen:
             self._open(name)
             self.feedback = ("class:info", "Esc or Enter: back to the board")
 
+    def _close_panel(self) -> None:
+        """Back to the board; what the feedback said about the panel is said."""
+        self.panel = None
+        self.feedback = ("", "")
+
     def _open(self, panel: str) -> None:
         self.panel = panel
         self._scroll = 1 << 30 if panel == "log" else 0
@@ -474,7 +480,7 @@ class GameScreen:
 
         @keys.add("escape", eager=True)
         def _board(event: KeyPressEvent) -> None:
-            self.panel = None
+            self._close_panel()
             self.confirming_quit = False
 
         @keys.add("pageup")
@@ -620,7 +626,8 @@ class GameScreen:
         width = max(len(n) for n in names) + 1
         for seat, hand in enumerate(end.hands):
             tiles = " ".join(str(t) for t in sorted_hand(hand)) or "(out)"
-            head = f"{names[seat]:<{width}}{end.scores[seat]:>4} pts  "
+            score = end.scores[seat]
+            head = f"{names[seat]:<{width}}{score:>4} {'point' if score == 1 else 'points':<6}  "
             for i, row in enumerate(textwrap.wrap(tiles, WIDTH - len(head)) or [""]):
                 lines.append([("", (head if i == 0 else " " * len(head)) + row)])
         if end.verified is not None:

@@ -30,16 +30,25 @@ command -v tmux >/dev/null || { echo "tmux_play: tmux is not installed" >&2; exi
 [ -x "$CFNET" ] || { echo "tmux_play: no cfnet at $CFNET (set CFNET)" >&2; exit 2; }
 
 screen() { tmux_ capture-pane -p -t "$PANE"; }
+# on_screen REGEX: the screen matches. The screen is read whole first: a `grep -q` reading a
+# pipe stops at the first match, and the writer it cuts off (SIGPIPE, status 141) would fail
+# the pipeline under pipefail.
+on_screen() {
+    local text
+    text=$(screen) || return 1
+    grep -qE -- "$1" <<<"$text"
+}
 fail() {
     echo "tmux_play: FAIL: $*" >&2
     echo "---- the screen (80x24) ----" >&2
     screen >&2 || true
     exit 1
 }
-# wait_for REGEX WHAT [SECONDS]: poll the screen until it matches (the screen redraws async).
+# wait_for REGEX WHAT [SECONDS]: poll the screen until it matches (the screen redraws async);
+# the deadlines are generous: a loaded machine must not fail.
 wait_for() {
-    local deadline=$((SECONDS + ${3:-10}))
-    until screen | grep -qE -- "$1"; do
+    local deadline=$((SECONDS + ${3:-30}))
+    until on_screen "$1"; do
         [ "$SECONDS" -lt "$deadline" ] || fail "timed out waiting for $2 (/$1/)"
         sleep 0.05
     done
@@ -48,10 +57,14 @@ type_line() {
     tmux_ send-keys -t "$PANE" -l -- "$1"
     tmux_ send-keys -t "$PANE" Enter
 }
-move_count() { screen | sed -nE 's/.* · move ([0-9]+) · .*/\1/p' | head -n 1; }
+move_count() {
+    local text
+    text=$(screen)
+    sed -nE '/ · move [0-9]+ · /{s/.* · move ([0-9]+) · .*/\1/p;q}' <<<"$text"
+}
 # wait_exit WHAT: the client's exit status file appears (0 expected).
 wait_exit() {
-    local deadline=$((SECONDS + 15))
+    local deadline=$((SECONDS + 60))
     until [ -s "$WORK/rc" ]; do
         [ "$SECONDS" -lt "$deadline" ] || fail "the client did not exit after $1"
         sleep 0.05
@@ -67,18 +80,20 @@ start() {
 }
 # The numbered legal moves as "N) move" lines, read from the screen's Moves rows.
 moves_listed() {
-    screen | sed -n '/^Moves /,/^──/p' | grep -oE '[0-9]+\) ([0-9]-[0-9] [a-z]+|draw|pass)'
+    local text
+    text=$(screen)
+    sed -n '/^Moves /,/^──/p' <<<"$text" | grep -oE '[0-9]+\) ([0-9]-[0-9] [a-z]+|draw|pass)' || true
 }
 
 
 # wrong_inputs: on my turn, wrong inputs each get a clear message and change nothing.
 wrong_inputs() {
-    wait_for '▶ Your turn' "the player's turn" 30
+    wait_for '▶ Your turn' "the player's turn" 60
     wait_for '^Moves 1\) ' "the numbered legal moves"
     local before
     before=$(move_count)
     type_line "banana"
-    wait_for "✗ 'banana' is not a move or a command: type a move number" "the error for banana"
+    wait_for "✗ 'banana' is not a move or a command: type " "the error for banana"
     type_line "42"
     wait_for "✗ there is no move 42" "the error for a move number out of range"
     type_line "9-9 a"
@@ -100,27 +115,27 @@ wrong_inputs() {
 # play_round: the whole round, alternately the first move as tile and end, by number, the last.
 play_round() {
     local turns=0 before listed first last choice deadline
-    while ! screen | grep -q "^Round 1 over: "; do
-        if ! screen | grep -q "▶ Your turn"; then
+    while ! on_screen "^Round 1 over: "; do
+        if ! on_screen "▶ Your turn"; then
             sleep 0.05
             continue
         fi
         wait_for '^Moves 1\) |^Round 1 over: ' "the legal moves on my turn"
-        screen | grep -q "^Round 1 over: " && break
+        on_screen "^Round 1 over: " && break
         wait_for '^(Your turn\.|You drew )' "the banner saying what to do"
         before=$(move_count)
         listed=$(moves_listed)
         [ -n "$listed" ] || fail "my turn, but no legal moves listed"
-        first=$(printf '%s\n' "$listed" | head -n 1 | cut -d' ' -f2-)
-        last=$(printf '%s\n' "$listed" | tail -n 1 | cut -d')' -f1)
+        first=$(head -n 1 <<<"$listed" | cut -d' ' -f2-)
+        last=$(tail -n 1 <<<"$listed" | cut -d')' -f1)
         case $((turns % 3)) in
             0) choice=$first ;;
             1) choice=1 ;;
             *) choice=$last ;;
         esac
         type_line "$choice"
-        deadline=$((SECONDS + 15))
-        while [ "$(move_count)" = "$before" ] && ! screen | grep -q "^Round 1 over: "; do
+        deadline=$((SECONDS + 30))
+        while [ "$(move_count)" = "$before" ] && ! on_screen "^Round 1 over: "; do
             [ "$SECONDS" -lt "$deadline" ] || fail "my move '$choice' (move $before) was not taken"
             sleep 0.05
         done
@@ -133,19 +148,19 @@ play_round() {
 round_result() {
     wait_for "^Round 1 over: " "the round's result"
     for name in "$@"; do
-        wait_for "^$name +[0-9]+ pts" "$name's revealed hand and points"
+        wait_for "^$name +[0-9]+ points?" "$name's revealed hand and points"
     done
     wait_for '^total( +[0-9]+)+$' "the game's totals"
-    wait_for 'Game over: .* with [0-9]+ points' "the winner" 30
+    wait_for 'Game over: .* with [0-9]+ points?' "the winner" 60
 }
 
 lan() {
     local name="tmux-$$"
     start "'$CFNET' host --name '$name' --seats 3 --bots 1 --player You --rule rounds=1 \
-        --interface 127.0.0.1 --home '$WORK/home' --timeout 20"
+        --interface 127.0.0.1 --home '$WORK/home' --timeout 60"
     wait_for "^ cfnet · lobby · table '$name'" "the lobby screen"
     wait_for "^  0  You +[a-z2-7]{4}(-[a-z2-7]{4}){3}  \(host, you\)" "my seat with my key"
-    wait_for "^  1  bot1 +[a-z2-7]{4}(-[a-z2-7]{4}){3}$" "the computer player seated" 20
+    wait_for "^  1  bot1 +[a-z2-7]{4}(-[a-z2-7]{4}){3}$" "the computer player seated" 60
     wait_for "^  2  \(free\)" "the free seat"
     wait_for "^Waiting for 1 more player\." "how many are missing"
     wait_for "open on 127\.0\.0\.1:[0-9]+" "the table's address, for joining by address"
@@ -153,17 +168,17 @@ lan() {
     wait_for "✗ 'dance' is not a lobby command: type bot, start or leave" "the lobby's error"
     type_line "bot"
     echo "tmux_play: the lobby showed the seats and keys, and seated a computer player on request"
-    wait_for "^ Round 1/1 · move [0-9]+ · yard [0-9]+ \([0-9]+ drawable\)" "the game screen" 30
+    wait_for "^ Round 1/1 · move [0-9]+ · yard [0-9]+ \([0-9]+ drawable\)" "the game screen" 60
     wait_for '^ +(▶)?You +(▶)?bot1 +(▶)?bot2$' "the players' table"
     wait_for '^tiles +[0-9]+ +[0-9]+ +[0-9]+' "each player's tile count"
     wait_for '^points +0 +0 +0' "the scores"
     wait_for '^centre \[9\|9\] +\(' "the board"
-    wait_for '^Hand  \[' "the hand" 20
+    wait_for '^Hand  \[' "the hand" 60
     wrong_inputs
     play_round
     round_result You bot1 bot2
     wait_for "audited: every shuffle, key and move checked" "the audit's result"
-    wait_for "log is saved in$" "where the log was saved" 30
+    wait_for "log is saved in$" "where the log was saved" 60
     wait_for "^  $WORK/home/tables/[0-9a-f]+/table\.cflog$" "the log's path"
     type_line ""
     wait_exit "Enter at the end"
@@ -182,7 +197,7 @@ offline() {
     round_result You Ada Bob
     type_line ""
     wait_exit "Enter at the end"
-    wait_for "cfnet play --offline --seed $SEED: 1 round\(s\) played" "the summary after leaving"
+    wait_for "cfnet play --offline --seed $SEED: 1 round played" "the summary after leaving"
     echo "tmux_play: OK (offline): a whole practice round through the real terminal"
 }
 

@@ -3,11 +3,12 @@ its own state directory; their logs, compared byte for byte and verified by `cfn
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from cfnet.store import TableMeta, list_tables
 
 LOOPBACK = "127.0.0.1"
 CFNET = [sys.executable, "-m", "cfnet.cli"]
-GAME_TIMEOUT = 90.0
+GAME_TIMEOUT = 180.0  # generous: a loaded 2-core machine must not fail
+LISTING_TIMEOUT = 60.0
 
 
 @dataclass
@@ -86,7 +88,7 @@ def table_peers(
     name: str,
     seats: int = 4,
     rounds: int = 1,
-    timeout: int = 20,
+    timeout: int = 60,
     env: Sequence[dict[str, str]] = (),
 ) -> list[Peer]:
     """A host and `seats - 1` bots that find its table by mDNS (not started yet); the table's
@@ -125,6 +127,25 @@ def wait_until(predicate: object, timeout: float = 30.0, what: str = "condition"
         if time.monotonic() > end:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.02)
+
+
+async def cfnet_tables_until(
+    wanted: Callable[[str], bool], timeout: float = LISTING_TIMEOUT
+) -> str:
+    """`cfnet tables --interface 127.0.0.1`, run again until its output is `wanted` (mDNS
+    answers may be slow on a busy machine: no fixed window); that output."""
+    end = time.monotonic() + timeout
+    while True:
+        cli = await asyncio.create_subprocess_exec(
+            *CFNET, "tables", "--interface", LOOPBACK, "--wait", "2",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(cli.communicate(), timeout)
+        assert cli.returncode == 0, err.decode()
+        if wanted(out.decode()):
+            return out.decode()
+        if time.monotonic() > end:
+            raise AssertionError(f"cfnet tables did not list it within {timeout:g} s:\n{out!r}")
 
 
 def same_logs(peers: Sequence[Peer]) -> list[Entry]:

@@ -3,18 +3,27 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import os
 import re
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from lan_helpers import CFNET, cfnet_verify, wait_until
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 
+from cfnet.demo import Demo, add_arguments
 from cfnet.logfile import read_log
+from cfnet.rules import RuleOptions
+from cfnet.store import prepare_home
 
 DEMO_TIMEOUT = 60
 
@@ -147,7 +156,7 @@ def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Sig
     demo_process, seen = _demo_until(tmp_path, when)
     try:
         demo_process.send_signal(sig)
-        rest, errors = demo_process.communicate(timeout=20)
+        rest, errors = demo_process.communicate(timeout=60)
     finally:
         demo_process.kill()
     out = "".join(seen) + rest
@@ -163,7 +172,7 @@ def test_a_computer_player_that_dies_is_named_and_the_demo_fails(tmp_path: Path)
     try:
         victim = child_pids("".join(seen))[0]
         os.kill(victim, signal.SIGKILL)
-        rest, errors = demo_process.communicate(timeout=20)
+        rest, errors = demo_process.communicate(timeout=60)
     finally:
         demo_process.kill()
     out = "".join(seen) + rest
@@ -215,3 +224,65 @@ def test_human_seat_plays_in_the_game_screen_and_may_leave(tmp_path: Path) -> No
     assert "the game stopped before its end; the computer players were stopped" in text
     assert saved_log(text).exists()
     assert not any(alive(pid) for pid in child_pids(text))
+
+
+def test_the_game_over_screen_names_the_log_that_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cfnet demo --human`: its state directory goes at the end, so the game-over screen names
+    the kept copy of the log (in the current directory), which is there and complete."""
+    monkeypatch.chdir(tmp_path)
+    home = prepare_home(tmp_path / "state")  # what `cfnet demo` removes at the end
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--human", "--players", "2", "--rounds", "1", "--delay", "0"])
+    options = RuleOptions(rounds=1)
+
+    async def play() -> tuple[int, str, Demo]:
+        with create_pipe_input() as keys:
+            demo = Demo(args, options, home, (keys, DummyOutput()))
+            run = asyncio.get_running_loop().create_task(demo.run())
+            end = time.monotonic() + DEMO_TIMEOUT
+            while demo.screen is None or demo.screen.game_end is None:
+                assert time.monotonic() < end and not run.done(), "the game did not end"
+                screen = demo.screen
+                if screen is not None and screen.round_end is None and screen._ready():
+                    typed = screen.lines_typed
+                    keys.send_text("1\r")  # the first listed move
+                    while screen.lines_typed == typed and time.monotonic() < end:
+                        await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)
+            shown = demo.screen.text()
+            keys.send_text("\r")  # Enter: leave
+            return await asyncio.wait_for(run, DEMO_TIMEOUT), shown, demo
+
+    code, shown, demo = asyncio.run(play())
+    kept = tmp_path / f"cfnet-{demo.name}.cflog"
+    assert code == 0, shown
+    assert "The game's log is saved in" in shown
+    assert str(kept) in shown.replace("\n  ", "")  # the path may wrap
+    assert str(home) not in shown
+    assert read_log(kept)
+    assert cfnet_verify(kept).returncode == 0
+
+
+def test_the_verify_hint_works_as_printed_before_the_venv_is_activated(tmp_path: Path) -> None:
+    """The README's first line runs `.venv/bin/cfnet demo` with cfnet not on PATH: the hint it
+    prints names the program as typed, and runs as printed."""
+    script = Path(sys.executable).parent / "cfnet"
+    bare = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != script.parent
+    )
+    env = {**_env(tmp_path), "PATH": bare}
+    done = subprocess.run(
+        [str(script), "demo", "--players", "2", "--rounds", "1", "--delay", "0"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=DEMO_TIMEOUT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    hint = re.search(r"^check it yourself: (.+)$", done.stdout, re.M)
+    assert hint is not None and hint.group(1).startswith(f"{script} verify "), done.stdout
+    checked = subprocess.run(
+        shlex.split(hint.group(1)), cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=DEMO_TIMEOUT, check=False,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout + checked.stderr

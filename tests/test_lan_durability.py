@@ -210,7 +210,7 @@ async def _unstored_entry_game(tmp: Path) -> tuple[list[NetGame], list[int]]:
     """Seats 0 and 1 play; seat 2's store fails on its first own entry (its accept, posted
     when seat 1's arrives). Then its link to seat 0 is cut: seat 0 resyncs from it."""
     seats = [Seat(tmp / "h0"), Seat(tmp / "h1"), Seat(tmp / "h2", store_class=FullDisk)]
-    games = await seat_in_order(seats[0], seats[1:], timeout=2)
+    games = await seat_in_order(seats[0], seats[1:], timeout=5)
     playing = [asyncio.create_task(game.play()) for game in games[:2]]
     failing = games[2]  # not playing: it answers what the mesh delivers
     async with asyncio.timeout(30):

@@ -41,7 +41,7 @@ RESUME = ["resume", "--interface", LOOPBACK, "--strategy", "greedy"]
 
 
 def test_peers_killed_mid_round_resume_and_the_game_goes_on(tmp_path: Path) -> None:
-    peers = table_peers(tmp_path, "lan-resume", rounds=2, timeout=30)
+    peers = table_peers(tmp_path, "lan-resume", rounds=2)
     start_all(peers)
     try:
         bot, host = peers[2], peers[0]
@@ -166,7 +166,7 @@ def test_a_malformed_chaos_setting_is_a_one_line_error(tmp_path: Path, value: st
 
 
 def test_a_stalled_peer_gets_the_same_signed_timeout_abort_on_every_log(tmp_path: Path) -> None:
-    peers = table_peers(tmp_path, "lan-stall", rounds=2, timeout=3)
+    peers = table_peers(tmp_path, "lan-stall", rounds=2, timeout=8)  # honest seats answer
     start_all(peers)
     staller, others = peers[3], peers[:3]
     try:
@@ -194,7 +194,7 @@ def _grown(peer: Peer, size: int) -> bool:
 
 def test_peers_killed_again_and_again_at_random_moments(tmp_path: Path) -> None:
     rng = random.Random(2026)
-    peers = table_peers(tmp_path, "lan-kills", rounds=2, timeout=30)
+    peers = table_peers(tmp_path, "lan-kills", rounds=2)
     start_all(peers)
     try:
         grown = 0

@@ -3,6 +3,7 @@ played over real TCP links; every peer's log is byte-identical and `cfnet verify
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from lan_helpers import (
     CFNET,
     LOOPBACK,
     Peer,
+    cfnet_tables_until,
     cfnet_verify,
     same_logs,
     start_all,
@@ -95,11 +97,8 @@ def test_the_table_is_listed_and_a_player_may_leave_before_the_start(tmp_path: P
     host.start()
     try:
         wait_until(lambda: "open on" in host.output(), what="the table to open")
-        listing = subprocess.run(
-            [*CFNET, "tables", "--wait", "1", "--interface", LOOPBACK],
-            capture_output=True, text=True, timeout=30, check=True,
-        )  # fmt: skip
-        (row,) = [line for line in listing.stdout.splitlines() if line.startswith(name)]
+        listing = asyncio.run(cfnet_tables_until(lambda out: name in out))
+        (row,) = [line for line in listing.splitlines() if line.startswith(name)]
         assert " 1/3 " in row and f"{LOOPBACK}:" in row
         leaver.start()
         wait_until(lambda: "sits in seat 1" in host.output(), what="the first joiner to sit")

@@ -89,13 +89,13 @@ async def _send_raw_and_close_server_side(raw: bytes, *, eof: bool) -> tuple[Lin
     """Write `raw` to a server Link; returns why the server closed and what it sent back."""
     async with link_server() as (port, accepted):
         reader, writer = await asyncio.open_connection(LOOPBACK, port)
-        server_link = await asyncio.wait_for(accepted.get(), 5)
+        server_link = await asyncio.wait_for(accepted.get(), 30)
         writer.write(raw)
         if eof:
             writer.write_eof()
         with pytest.raises(LinkClosed) as info:
-            await asyncio.wait_for(server_link.receive(), 5)
-        reply = await asyncio.wait_for(reader.read(), 5)
+            await asyncio.wait_for(server_link.receive(), 30)
+        reply = await asyncio.wait_for(reader.read(), 30)
         writer.close()
         return info.value, reply
 
@@ -132,13 +132,13 @@ def test_bad_frames_close_the_link_with_a_logged_reason(
 async def _good_frames_then_clean_close() -> None:
     async with link_server() as (port, accepted):
         client = await Link.connect(LOOPBACK, port)
-        server_link = await asyncio.wait_for(accepted.get(), 5)
+        server_link = await asyncio.wait_for(accepted.get(), 30)
         for i in range(3):
             await client.send({"t": "ping", "i": i})
         assert [(await server_link.receive())["i"] for _ in range(3)] == [0, 1, 2]
         await client.close("done here")
         with pytest.raises(LinkClosed, match="done here"):
-            await asyncio.wait_for(server_link.receive(), 5)
+            await asyncio.wait_for(server_link.receive(), 30)
         with pytest.raises(LinkClosed):
             await server_link.send({"t": "ping"})
 

@@ -210,7 +210,7 @@ async def _over_sockets(
 ) -> tuple[HandshakeResult | LinkClosed, LinkClosed | HandshakeResult]:
     async with link_server() as (port, accepted):
         client = await Link.connect(LOOPBACK, port)
-        server_link = await asyncio.wait_for(accepted.get(), 5)
+        server_link = await asyncio.wait_for(accepted.get(), 30)
         outcomes = await asyncio.gather(
             client.handshake(Handshake(GUEST, initiator=True, table_id=None, join_code=guest_code)),
             server_link.handshake(
@@ -240,11 +240,11 @@ async def _replay_recorded_frames() -> LinkClosed:
     recorded = [encode_frame(m) for side, m in run(initiator, responder) if side == "i"]
     async with link_server() as (port, accepted):
         reader, writer = await asyncio.open_connection(LOOPBACK, port)
-        server_link = await asyncio.wait_for(accepted.get(), 5)
+        server_link = await asyncio.wait_for(accepted.get(), 30)
         writer.write(b"".join(recorded))
         with pytest.raises(LinkClosed) as info:
             await server_link.handshake(Handshake(HOST, initiator=False, table_id=TABLE))
-        frames = await asyncio.wait_for(reader.read(), 5)
+        frames = await asyncio.wait_for(reader.read(), 30)
         writer.close()
         assert decode_body(frames[4 : 4 + int.from_bytes(frames[:4], "big")])["t"] == "hello"
         return info.value
@@ -259,7 +259,7 @@ def test_replayed_handshake_over_a_socket_is_closed_with_reason() -> None:
 async def _silent_peer() -> LinkClosed:
     async with link_server() as (port, accepted):
         _, writer = await asyncio.open_connection(LOOPBACK, port)
-        server_link = await asyncio.wait_for(accepted.get(), 5)
+        server_link = await asyncio.wait_for(accepted.get(), 30)
         with pytest.raises(LinkClosed) as info:
             await server_link.handshake(
                 Handshake(HOST, initiator=False, table_id=TABLE), timeout=0.2

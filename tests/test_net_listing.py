@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import sys
+
+from lan_helpers import cfnet_tables_until
 
 from cfnet.identity import Identity
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
@@ -50,19 +51,12 @@ async def _listings() -> tuple[TableInfo, TableInfo, str]:
         await hosting.advertise(dataclasses.replace(future, version=7), [LOOPBACK])
         browser = looking.browse()
         try:
-            long = await browser.wait_for(lambda t: t.table_id == lobby.table_id, 10)
-            other = await browser.wait_for(lambda t: t.table_id == table_id, 10)
-            cli = await asyncio.create_subprocess_exec(
-                *(sys.executable, "-m", "cfnet.cli", "tables", "--interface", LOOPBACK),
-                *("--wait", "1.5"),
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
-            out, err = await asyncio.wait_for(cli.communicate(), 20)
-            assert cli.returncode == 0, err.decode()
+            long = await browser.wait_for(lambda t: t.table_id == lobby.table_id, 30)
+            other = await browser.wait_for(lambda t: t.table_id == table_id, 30)
+            out = await cfnet_tables_until(lambda out: "Zoë's table" in out and "Future" in out)
         finally:
             await lobby.close()
-    return long, other, out.decode()
+    return long, other, out
 
 
 def test_a_long_host_name_and_another_version_are_listed() -> None:

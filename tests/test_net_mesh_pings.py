@@ -43,7 +43,7 @@ async def _quiet_pair(ping: float, idle: float, quiet_for: float) -> tuple[bool,
     ]
     ports = [await mesh.start(LOOPBACK) for mesh in meshes]
     meshes[0].set_address(keys[1].public, LOOPBACK, ports[1])
-    await meshes[0].wait_connected([keys[1].public], 10)
+    await meshes[0].wait_connected([keys[1].public], 30)
     await asyncio.sleep(quiet_for)  # nothing to await: the point is that nothing happens
     up = [keys[1].public in meshes[0].connected, keys[0].public in meshes[1].connected]
     for mesh in meshes:

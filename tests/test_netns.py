@@ -18,11 +18,14 @@ NOBODY = 65534
 def run_script(*prefix: str) -> tuple[int, int, str]:
     """Run the script (after `prefix`, e.g. a privilege drop): (its pid, exit status, output).
 
-    With a prefix, bash reads the script from stdin, so the user need not be able to open it."""
+    With a prefix, bash reads the script from stdin, so the user need not be able to open it,
+    and runs in the temporary directory, which every user may enter (the clone may sit in a
+    private folder, as a home directory is)."""
     with (
         SCRIPT.open() as script,
         subprocess.Popen(
             [*prefix, "bash", "-s"] if prefix else ["bash", str(SCRIPT)],
+            cwd=tempfile.gettempdir() if prefix else None,
             stdin=script if prefix else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -99,6 +99,15 @@ def test_wrong_inputs_say_what_is_wrong_and_what_is_allowed() -> None:
     assert "you cannot pass: 9-3 fits a" in error("p", view)
 
 
+def test_the_only_move_is_named_as_such() -> None:
+    view = position("9-3 8-1 5-5", "9-7 4-4 6-1", "0-0 1-0 2-0 3-0").view(0)
+    assert len(numbered_moves(view)) == 1
+    said = error("banana", view)
+    assert "type 1 (your only move), a tile and an end like 9-3 b" in said
+    assert "(1-1)" not in said
+    assert "type a move number, 1 to 2, a tile" in error("banana", OPENING.view(0))
+
+
 def test_when_it_is_not_your_turn_only_commands_work() -> None:
     assert error("1", OPENING.view(1)) == "it is Ann's turn, not yours: wait for your turn"
     assert "it is Ann's turn" in error("draw", OPENING.view(1))

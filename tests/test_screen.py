@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,11 +18,12 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from cfnet.engine import DRAW, EndReason, Play, PlayerView, Round, parse_move
 from cfnet.rules import RuleOptions
 from cfnet.screen import GameScreen, describe_end, instruction, newest_row
-from cfnet.session import GameAborted, Notice
+from cfnet.session import GameAborted, GameEnded, Notice, RoundEnded
 from cfnet.sim_session import OfflineSession
 from cfnet.tiles import Tile
 
 NAMES = ("Me", "Ada", "Bob")
+STEP_TIMEOUT = 30.0  # generous: a loaded machine must not fail
 COLOUR_CODE = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|4[0-7]|9[0-7]|38;5;\d+)[;m]")
 
 
@@ -34,7 +36,8 @@ class Player:
         self.session = session
 
     async def until(self, condition: Callable[[], bool], what: str) -> None:
-        for _ in range(1000):
+        end = time.monotonic() + STEP_TIMEOUT
+        while time.monotonic() < end:
             if condition():
                 return
             await asyncio.sleep(0.005)
@@ -89,7 +92,7 @@ def run_screen(
             player = Player(screen, keys, session)
             await player.until(lambda: session.view is not None, "the deal")
             await scenario(player)
-            return await asyncio.wait_for(app, 5)
+            return await asyncio.wait_for(app, STEP_TIMEOUT)
 
     return asyncio.run(main())
 
@@ -121,7 +124,7 @@ def test_a_whole_round_typed_by_number_then_the_result() -> None:
         assert "Round 1 over" in text
         for seat, name in enumerate(NAMES):  # every hand revealed with its points
             score = player.session.game.round_scores[0][seat]
-            assert re.search(rf"^{name} +{score} pts", text, re.M), text
+            assert re.search(rf"^{name} +{score} points?", text, re.M), text
         assert "Game over:" in text
         assert "Press Enter to leave" in text
         assert any(t.startswith("You played") for _, t in screen.log)
@@ -299,6 +302,35 @@ def test_notices_and_an_abort_reach_the_screen() -> None:
     assert run_screen(scenario) == 0
 
 
+def test_leave_is_quit_in_the_game_too() -> None:
+    async def scenario(player: Player) -> None:
+        await player.type("leave\r")
+        assert "Leave the game?" in player.feedback
+        await player.type("n\r")
+        assert player.feedback == "Staying in the game."
+        await player.type("leave\r")
+        await player.type("leave\r", lambda: not player.screen.app.is_running)  # yes, leave
+
+    assert run_screen(scenario) == 0
+
+
+def test_one_point_is_singular_on_the_result_screen() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        hands = ((), (Tile.of(1, 0),), (Tile.of(1, 1),))
+        screen.on_event(RoundEnded(1, EndReason.WENT_OUT, 0, hands, (0, 1, 2), (0, 1, 2)))
+        screen.on_event(GameEnded((3, 1, 2), (1,)))
+        text = screen.text()
+        assert re.search(r"^Me +0 points +\(out\)$", text, re.M), text
+        assert re.search(r"^Ada +1 point +\[1\|0\]$", text, re.M), text
+        assert re.search(r"^Bob +2 points +\[1\|1\]$", text, re.M), text
+        assert "Game over: Ada wins with 1 point." in text
+        assert "pts" not in text and "1 points" not in text
+        await player.type("\r")
+
+    assert run_screen(scenario) == 0
+
+
 def test_tab_completes_and_up_recalls_earlier_lines() -> None:
     async def scenario(player: Player) -> None:
         await player.until(player.my_turn, "my turn")
@@ -333,6 +365,7 @@ def test_results_stay_up_when_the_table_deals_on_by_itself() -> None:
         await player.type("\r")
         assert screen.panel is None
         assert "centre [8|8]" in screen.text()
+        assert "The next round has begun" not in screen.text()  # said, and done: cleared
         await player.type("quit\ry\r")
 
     assert run_screen(scenario, rounds=2) == 0

@@ -25,7 +25,7 @@ def test_rounds_played_through_the_real_terminal() -> None:
         env={**{k: v for k, v in os.environ.items() if k != "TMUX"}, "CFNET": str(CFNET)},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from cfnet.bots import BOT_STRATEGIES
+    from cfnet.render import count
     from cfnet.rules import RuleOptionError, rule_options
     from cfnet.screen import GameScreen, score_lines
     from cfnet.sim_session import OfflineSession
@@ -68,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
     if not bots or any(name not in BOT_STRATEGIES for name in bots):
         print(f"cfnet play: --bots {args.bots}: use {', '.join(BOT_STRATEGIES)}", file=sys.stderr)
         return 2
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("cfnet play: the game screen needs a terminal", file=sys.stderr)
+        return 2
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     others = ["Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus"]
     names = [args.player or "You", *others[: args.players - 1]]
@@ -75,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     screen = GameScreen(session)
     code = asyncio.run(screen.run())
     game = session.game
-    print(f"cfnet play --offline --seed {seed}: {len(game.round_scores)} round(s) played")
+    played = count(len(game.round_scores), "round")
+    print(f"cfnet play --offline --seed {seed}: {played} played")
     if game.round_scores:
         print("\n".join(score_lines(game, names)))
     return code

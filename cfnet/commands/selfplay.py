@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     from cfnet.bots import BOT_STRATEGIES
     from cfnet.engine import Game, Round
-    from cfnet.render import render_board, render_hand, render_scores
+    from cfnet.render import count, render_board, render_hand, render_scores
     from cfnet.rules import RuleOptionError, rule_options
     from cfnet.simulate import selfplay
 
@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     stats = selfplay(bots, args.games, args.seed, options, show if args.show else None)
     elapsed = time.perf_counter() - start
-    print(f"{args.games} games, {args.players} players, seed {args.seed}, {options.describe()}")
+    games = count(args.games, "game")
+    print(f"{games}, {args.players} players, seed {args.seed}, {options.describe()}")
     print(f"{'seat':>4}  {'bot':<8}{'wins':>6}  {'mean score':>10}")
     rows = zip(stats.bots, stats.wins, stats.mean_scores(), strict=True)
     for seat, (bot, wins, mean) in enumerate(rows):

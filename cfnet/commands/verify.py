@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    from cfnet.errors import describe
     from cfnet.logfile import count_records, iter_log
     from cfnet.saved_games import GameLookupError, find_log
     from cfnet.store import default_home
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
             verdict = verify_entries(stream, lambda: count_records(f), audited)
     except (OSError, GameLookupError) as error:
-        print(f"cfnet verify: {error}", file=sys.stderr)
+        print(f"cfnet verify: {describe(error)}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(as_json(verdict, str(path))))

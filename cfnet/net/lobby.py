@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import math
 import os
@@ -258,7 +259,17 @@ class HostLobby:
     async def open(self) -> int:
         """Listen and advertise; returns the lobby's TCP port."""
         quiet_accept_exhaustion()
-        self._server = await asyncio.start_server(self._on_connect, self._interface, self._port)
+        try:
+            self._server = await asyncio.start_server(
+                self._on_connect, self._interface, self._port
+            )
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            raise LobbyError(
+                f"port {self._port} on {self._interface} is in use by another program: "
+                "choose another --port, or leave it out for any free one"
+            ) from None
         port = int(self._server.sockets[0].getsockname()[1])
         self._info = TableInfo(
             self.name,

@@ -14,18 +14,19 @@ import contextlib
 import getpass
 import logging
 import os
+import signal
 import socket
-import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from cfnet.arguments import add_rule_argument, host_port, ipv4, seconds_type
+from cfnet.arguments import add_rule_argument, host_port, ipv4, port_number, seconds_type
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
-from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.children import Children
+from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError, describe, exit_status
 from cfnet.identity import Identity
 from cfnet.net.chaos_sim import chaos_from_env
 from cfnet.net.discovery import Discovery, TableInfo, check_name
@@ -66,7 +67,7 @@ log = logging.getLogger("cfnet.net")
 
 ANY = "0.0.0.0"
 MDNS_GROUP = ("224.0.0.251", 5353)
-BOT_EXIT_WAIT = 60.0
+BOT_EXIT_WAIT = 30.0  # after a finished game, how long computer players may take to finish
 CLIENT_LOG = "client.log"
 
 
@@ -114,7 +115,7 @@ def setup(args: argparse.Namespace) -> None:
     chaos_from_env()
     keep_spare_descriptors()
     if args.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise LocalProtocolError(
+        raise UsageError(
             "a person's seat needs a terminal for the game screen; "
             "give --strategy greedy|random for a computer seat"
         )
@@ -308,8 +309,9 @@ def _interrupted(command: str) -> int:
 
 
 def _failed(command: str, error: Exception) -> int:
-    print(f"cfnet {command}: {error}", file=sys.stderr, flush=True)
-    return 1
+    """Say `error` in one line; its exit status (2: usage, 1: any other failure)."""
+    print(f"cfnet {command}: {describe(error)}", file=sys.stderr, flush=True)
+    return exit_status(error)
 
 
 # ---------------------------------------------------------------------- host
@@ -331,7 +333,9 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         default="greedy",
         help="strategy of the --bots players (default greedy)",
     )
-    parser.add_argument("--port", type=int, default=0, help="TCP port of the lobby (default: any)")
+    parser.add_argument(
+        "--port", type=port_number, default=0, help="TCP port of the lobby (default: any)"
+    )
     parser.add_argument(
         "--timeout",
         type=int,
@@ -344,12 +348,13 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_host(args: argparse.Namespace) -> int:
     try:
-        setup(args)
         name, options = check_host(args)
+        setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
         with seat_logging(args, home):
-            return asyncio.run(host(args, name, options, home, identity, screens_for(args)))
+            work = host(args, name, options, home, identity, screens_for(args))
+            return asyncio.run(_until_signal("host", work))
     except (LocalProtocolError, RuleOptionError, OSError) as exc:
         return _failed("host", exc)
     except KeyboardInterrupt:
@@ -357,17 +362,45 @@ def run_host(args: argparse.Namespace) -> int:
 
 
 def check_host(args: argparse.Namespace) -> tuple[str, RuleOptions]:
-    """The table's name and rules from `cfnet host` options (LocalProtocolError or
-    RuleOptionError saying what is wrong)."""
-    name = check_name(args.name)
-    options = rule_options(args.rule, args.seats)
+    """The table's name and rules from `cfnet host` options (UsageError saying what is
+    wrong)."""
+    try:
+        name = check_name(args.name)
+        options = rule_options(args.rule, args.seats)
+    except (LocalProtocolError, RuleOptionError) as exc:
+        raise UsageError(str(exc)) from None
     if not 0 <= args.bots < args.seats:
-        raise LocalProtocolError(
-            f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats"
-        )
+        raise UsageError(f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats")
     if not 1 <= args.timeout <= MAX_TIMEOUT:
-        raise LocalProtocolError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
+        raise UsageError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
     return name, options
+
+
+async def _until_signal(command: str, work: Coroutine[Any, Any, int]) -> int:
+    """Await `work`; SIGTERM or SIGHUP (a kill, a closed terminal) cancels it as Ctrl-C does,
+    so that every `finally` runs, and ends the command with 128 + the signal's number."""
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[int] = []
+
+    def stop(signum: int) -> None:
+        received.append(signum)
+        task.cancel()
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        name = signal.Signals(received[0]).name
+        print(f"cfnet {command}: stopped by {name}", file=sys.stderr, flush=True)
+        return 128 + received[0]
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(signum)
 
 
 async def host(
@@ -378,10 +411,14 @@ async def host(
     identity: Identity,
     screens: SeatScreens | None,
 ) -> int:
-    """Open the table, seat everyone (in the lobby screen for a person), play it."""
+    """Open the table, seat everyone (in the lobby screen for a person), play it. The computer
+    players it starts end with it: after a finished game they finish too (waited for, up to
+    BOT_EXIT_WAIT); on any other way out (quit, leave, an error, a signal) they are stopped at
+    once."""
     address = args.interface or default_address()
     seat = Seat(args, home, identity, address)
-    bots: list[subprocess.Popen[bytes]] = []
+    bots = Children()
+    finished = False
     discovery = Discovery(args.interface)
     await discovery.__aenter__()
     lobby = HostLobby(
@@ -401,21 +438,29 @@ async def host(
     try:
         try:
             port = await lobby.open()
-            bots = [start_bot(args, home, address, port, i) for i in range(1, args.bots + 1)]
+            for _ in range(args.bots):
+                start_bot(bots, args, home, address, port)
 
             def add_bot() -> None:
-                bots.append(start_bot(args, home, address, port, len(bots) + 1))
+                start_bot(bots, args, home, address, port)
 
             seating = await _seating(lobby.seat_all(seat.prepare), screens, add_bot, identity)
         except BaseException:
             await _leave_lobby(lobby, discovery)
+            await drain()  # the lobby links' tasks end once their links are closed
             raise
         leaving = asyncio.create_task(_leave_lobby(lobby, discovery))  # while the game starts
-        code = await play(seat.seated(seating), screens)
+        game = seat.seated(seating)
+        code = await play(game, screens)
         await leaving
+        finished = game.table.finished
     finally:
-        code_bots = await asyncio.to_thread(_wait_bots, bots)
-    return code or code_bots
+        problem = await asyncio.to_thread(bots.wait, BOT_EXIT_WAIT) if finished else None
+        bots.stop()
+    if problem is not None:
+        print(f"cfnet host: {problem}", file=sys.stderr, flush=True)
+        return code or 1
+    return code
 
 
 async def _leave_lobby(lobby: HostLobby, discovery: Discovery) -> None:
@@ -425,9 +470,11 @@ async def _leave_lobby(lobby: HostLobby, discovery: Discovery) -> None:
 
 
 def start_bot(
-    args: argparse.Namespace, home: Path, address: str, port: int, number: int
-) -> subprocess.Popen[bytes]:
-    """Start computer player `number`: a `cfnet bot` process with its own home that joins."""
+    bots: Children, args: argparse.Namespace, home: Path, address: str, port: int
+) -> None:
+    """Start the next computer player among `bots`: a `cfnet bot` process with its own home
+    that joins the table at `address`:`port`."""
+    number = len(bots.children) + 1
     bot_home = home / "bots" / f"bot{number}"
     bot_home.mkdir(parents=True, exist_ok=True)
     command = [
@@ -448,20 +495,7 @@ def start_bot(
         command += ["--interface", args.interface]
     if args.code:
         command += ["--code", args.code]
-    with open(bot_home / "output.txt", "wb") as out:
-        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-
-
-def _wait_bots(bots: list[subprocess.Popen[bytes]]) -> int:
-    code = 0
-    for bot in bots:
-        try:
-            code = code or bot.wait(BOT_EXIT_WAIT)
-        except subprocess.TimeoutExpired:
-            bot.kill()
-            bot.wait()
-            code = 1
-    return code
+    bots.start(f"bot{number}", command, bot_home / "output.txt")
 
 
 # ---------------------------------------------------------------------- join and bot
@@ -490,7 +524,7 @@ def run_join(
     args: argparse.Namespace, table: str | None, command: str, entropy: Entropy = urandom
 ) -> int:
     if table is None and args.connect is None:
-        return _failed(command, LocalProtocolError("name a table, or give --connect HOST:PORT"))
+        return _failed(command, UsageError("name a table, or give --connect HOST:PORT"))
     try:
         setup(args)
         home = prepare_home(args.home)
