@@ -32,6 +32,7 @@ def table(**changes: object) -> TableInfo:
         "code": True,
         "address": "127.0.0.1",
         "port": 4242,
+        "timeout": 90,
     }
     return TableInfo(**(fields | changes))  # type: ignore[arg-type]
 
@@ -96,10 +97,10 @@ async def _cli_sees_our_table() -> str:
 def test_cfnet_tables_in_another_process_lists_the_table() -> None:
     out = asyncio.run(_cli_sees_our_table())
     header, *lines = out.splitlines()
-    assert header.split() == ["NAME", "HOST", "ADDRESS", "SEATS", "RULES", "FINGERPRINT"]
-    (line,) = [line for line in lines if KEY.fingerprint in line]
-    assert line.split()[:5] == ["Kitchen", "(code)", "alice", "127.0.0.1:4242", "2/6"]
-    assert "rounds=3 start_trains=6 double_blank_50=off" in line
+    assert header.split() == ["NAME", "SEATS", "TIMEOUT", "ADDRESS"]
+    row = lines.index(f"    host alice · key {KEY.fingerprint}") - 1
+    assert lines[row].split() == ["Kitchen", "2/6", "90", "s", "127.0.0.1:4242"]
+    assert lines[row + 2] == "    rounds=3 start_trains=6 double_blank_50=off · join code"
 
 
 def has_id(table_id: bytes) -> Callable[[TableInfo], bool]:

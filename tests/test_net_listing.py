@@ -8,6 +8,9 @@ import dataclasses
 import os
 import sys
 
+from prompt_toolkit.utils import get_cwidth
+
+from cfnet.commands.tables import listing
 from cfnet.identity import Identity
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
 from cfnet.net.lobby import HostLobby, check_player, join_table
@@ -70,9 +73,34 @@ def test_a_long_host_name_and_another_version_are_listed() -> None:
     assert long.name == "Zoë's table" and long.host == fit_name(LONG)
     assert long.incompatible is None
     assert other.version == 7 and other.incompatible == "needs cfnet protocol v7"
-    rows = {line.split("  ")[0]: line for line in listing.splitlines()}
-    assert fit_name(LONG) in rows["Zoë's table"]
-    assert "Future (needs cfnet protocol v7)" in rows
+    lines = listing.splitlines()
+    zoe = next(i for i, line in enumerate(lines) if line.startswith("Zoë's table  "))
+    assert lines[zoe].split()[-3:-1] == ["60", "s"]  # the table's timeout
+    assert lines[zoe + 1] == f"    host {fit_name(LONG)} · key {HOST.fingerprint}"
+    future = next(i for i, line in enumerate(lines) if line.startswith("Future  "))
+    assert lines[future].split()[2] == "?"  # no timeout advertised
+    assert lines[future + 3] == "    cannot be joined: needs cfnet protocol v7"
+    assert max(get_cwidth(line) for line in lines) <= 80
+
+
+def test_the_listing_fits_80_columns_at_its_widest() -> None:
+    widest = TableInfo(
+        "W" * 40,
+        bytes(16),
+        "名前" * 20,
+        HOST.fingerprint,
+        RuleOptions(rounds=10, start_trains=None, double_blank_50=True),
+        8,
+        8,
+        True,
+        "255.255.255.255",
+        65535,
+        version=7,
+        timeout=86400,
+    )
+    lines = listing([widest, dataclasses.replace(widest, name="名" * 13, host="h" * 40)])
+    assert len(lines) == 1 + 2 * 4
+    assert max(get_cwidth(line) for line in lines) <= 80, "\n".join(lines)
 
 
 async def _seat_counts_seen() -> list[str]:
