@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import os
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -13,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from cfnet.identity import Identity
-from cfnet.net.discovery import Discovery, TableInfo, TxtError, lan_addresses
+from cfnet.net.discovery import Discovery, TableInfo, TxtError, lan_addresses, txt_properties
 from cfnet.rules import RuleOptions
 
 ADVERTISER = Path(__file__).with_name("net_advertiser.py")
 KEY = Identity.from_seed(b"\x07" * 32)
+ONE_DOT_LEADER = "\u2024"  # protocol.md 6.4: stands for "." in an instance label
 
 
 def table(**changes: object) -> TableInfo:
@@ -83,15 +85,23 @@ async def _subprocess(*args: str) -> asyncio.subprocess.Process:
     )
 
 
-async def _cli_sees_our_table() -> str:
+async def _cli_sees_our_table(*more: TableInfo) -> str:
     async with Discovery("127.0.0.1") as discovery:
-        await discovery.advertise(table(), ["127.0.0.1"])
+        for info in (table(), *more):
+            await discovery.advertise(info, ["127.0.0.1"])
         cli = await _subprocess(
-            "-m", "cfnet.cli", "tables", "--interface", "127.0.0.1", "--wait", "2"
+            *("-m", "cfnet.cli", "tables", "--interface", "127.0.0.1", "--wait", "2", "--verbose")
         )
         out, err = await asyncio.wait_for(cli.communicate(), 20)
         assert cli.returncode == 0, err.decode()
         return out.decode()
+
+
+def test_cfnet_tables_verbose_names_each_advertisement_it_skips_and_why() -> None:
+    nine = table(name="Nine", table_id=os.urandom(16), seats=9, taken=1)
+    out = asyncio.run(_cli_sees_our_table(nine))
+    assert "Nine" not in out.split(" not listed:")[0]
+    assert f"  {nine.instance}: TXT seats='1/9' is out of range" in out.splitlines()
 
 
 def test_cfnet_tables_in_another_process_lists_the_table() -> None:
@@ -142,3 +152,105 @@ def test_browse_sees_other_process_tables_updates_and_withdrawal() -> None:
     elapsed = asyncio.run(_browse_update_and_goodbye())
     print(f"discovery of another process's tables (incl. its start-up): {elapsed:.3f} s")
     assert elapsed < 5
+
+
+# ---------------------------------------------------------------- what goes on the wire
+
+
+def _name(packet: bytes, pos: int) -> tuple[list[bytes], int]:
+    """The labels of the DNS name at `pos` (following compression pointers), and where the
+    name ends in the packet."""
+    labels: list[bytes] = []
+    end = -1
+    while True:
+        length = packet[pos]
+        if length >= 0xC0:
+            end = pos + 2 if end < 0 else end
+            pos = int.from_bytes(packet[pos : pos + 2], "big") & 0x3FFF
+        elif length == 0:
+            return labels, pos + 1 if end < 0 else end
+        else:
+            labels.append(packet[pos + 1 : pos + 1 + length])
+            pos += 1 + length
+
+
+def _records(packet: bytes) -> list[tuple[list[bytes], int, list[bytes] | bytes]]:
+    """Each resource record of an mDNS packet: (owner labels, type, target labels for PTR and
+    SRV, else the raw rdata); questions are skipped."""
+    counts = [int.from_bytes(packet[i : i + 2], "big") for i in range(4, 12, 2)]
+    pos = 12
+    for _ in range(counts[0]):
+        pos = _name(packet, pos)[1] + 4
+    records: list[tuple[list[bytes], int, list[bytes] | bytes]] = []
+    for _ in range(sum(counts[1:])):
+        owner, pos = _name(packet, pos)
+        kind = int.from_bytes(packet[pos : pos + 2], "big")
+        size = int.from_bytes(packet[pos + 8 : pos + 10], "big")
+        rdata_at = pos + 10
+        pos = rdata_at + size
+        data: list[bytes] | bytes = packet[rdata_at:pos]
+        if kind == 12:  # PTR
+            data = _name(packet, rdata_at)[0]
+        elif kind == 33:  # SRV: priority, weight, port, target
+            data = _name(packet, rdata_at + 6)[0]
+        records.append((owner, kind, data))
+    return records
+
+
+def _mdns_listener() -> socket.socket:
+    """A socket that receives every mDNS packet sent on 127.0.0.1."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(("", 5353))
+    group = socket.inet_aton("224.0.0.251") + socket.inet_aton("127.0.0.1")
+    sock.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, group)
+    sock.setblocking(False)
+    return sock
+
+
+async def _announced(info: TableInfo) -> list[tuple[list[bytes], int, list[bytes] | bytes]]:
+    """The records of the first packet that announces `info` on 127.0.0.1, as received."""
+    loop = asyncio.get_running_loop()
+    mark = info.table_id.hex()[:12].encode()
+    with _mdns_listener() as sock:
+        async with Discovery("127.0.0.1") as discovery:
+            await discovery.advertise(info, ["127.0.0.1"])
+            async with asyncio.timeout(20):
+                while True:
+                    packet = await loop.sock_recv(sock, 9000)
+                    if mark in packet:
+                        return _records(packet)
+
+
+@pytest.mark.parametrize("name", ["St. Mary's", "v1.2 night", "...", "Kitchen"])
+def test_a_table_name_is_one_dns_label_on_the_wire(name: str) -> None:
+    """RFC 6763 4.3: the instance name is one label (avahi drops a name split at its dots);
+    each dot stands as "\u2024" there, and the TXT `name` keeps the real name."""
+    info = table(name=name, table_id=os.urandom(16))
+    records = asyncio.run(_announced(info))
+    label = f"{name.replace('.', ONE_DOT_LEADER)} [{info.table_id.hex()[:12]}]".encode()
+    service = [label, b"_cfnet", b"_tcp", b"local"]
+    assert (service[1:], 12, service) in records  # PTR -> the instance, one label
+    kinds = {kind for owner, kind, _ in records if owner == service}
+    assert {16, 33} <= kinds  # its TXT and SRV records are owned by that one label
+    (txt,) = [data for owner, kind, data in records if owner == service and kind == 16]
+    assert isinstance(txt, bytes)
+    assert txt_properties(txt)[b"name"] == name.encode()
+
+
+def test_txt_keys_are_case_insensitive_and_the_first_counts() -> None:
+    """RFC 6763 6.4: "NAME" is "name"; of a repeated key only the first counts."""
+    wire = b"".join(
+        bytes([len(item)]) + item
+        for item in (
+            *(f"{k.upper()}={v}".encode() for k, v in table().to_txt().items() if k != "seats"),
+            b"Seats=2/6",
+            b"seats=9/9",
+        )
+    )
+    properties = txt_properties(wire)
+    assert properties[b"seats"] == b"2/6" and b"SEATS" not in properties
+    assert TableInfo.from_txt(properties, "127.0.0.1", 4242) == table()
+    upper = {k.upper(): v for k, v in txt_bytes(table()).items()}
+    assert TableInfo.from_txt(upper, "127.0.0.1", 4242) == table()

@@ -6,8 +6,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import signal
 import sys
+from pathlib import Path
 
+import pytest
+from lan_helpers import Peer, unique
 from prompt_toolkit.utils import get_cwidth
 
 from cfnet.commands.tables import listing
@@ -151,3 +155,38 @@ def test_a_browser_follows_a_join_and_a_leave_within_a_second() -> None:
     """zeroconf tells a browser nothing of a TXT record it still has cached (1/3 again): the
     browser takes every TXT record it receives."""
     assert asyncio.run(_seat_counts_seen()) == ["1/3", "2/3", "1/3"]
+
+
+# ---------------------------------------------------------------- a host that is stopped
+
+
+async def _listed_then_gone(tmp: Path, signum: signal.Signals) -> tuple[int, str]:
+    """Start a real `cfnet host`, see its table listed, send it `signum`; wait (deadline) for
+    the listing to go; (the host's exit status, its output)."""
+    name = unique("stopped")
+    host = Peer(
+        tmp / "host",
+        ["host", "--name", name, "--seats", "2", "--interface", LOOPBACK, "--strategy", "greedy"],
+    )
+    async with Discovery(LOOPBACK) as looking:
+        browser = looking.browse()
+        host.start()
+        try:
+            listed = await browser.wait_for(lambda t: t.name == name, 30)
+            assert host.process is not None
+            host.process.send_signal(signum)
+            await browser.wait_gone(listed.table_id, 30)  # its goodbye, not a TTL (minutes)
+            status = await asyncio.to_thread(host.wait, 30)
+        finally:
+            host.kill()
+    return status, host.output()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_host_killed_or_hung_up_withdraws_its_table(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    status, output = asyncio.run(_listed_then_gone(tmp_path, signum))
+    assert status == 128 + signum, output
+    assert f"cfnet host: stopped by {signum.name}" in output
+    assert "Traceback" not in output
