@@ -392,8 +392,8 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_host(args: argparse.Namespace) -> int:
     try:
+        name, options = check_host(args)  # the options first: they are wrong on any terminal
         setup(args)
-        name, options = check_host(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
         with seat_logging(args, home):
