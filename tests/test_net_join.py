@@ -116,8 +116,8 @@ def test_joining_an_unfinished_table_of_yours_points_to_resume(tmp_path: Path) -
 
 def test_resume_says_whether_a_table_is_finished_or_unknown(tmp_path: Path) -> None:
     home = prepare_home(tmp_path / "home")
-    for name, finished in (("t1", True), ("t2", False)):
-        meta = TableMeta(os.urandom(16), name, 1, 2, RuleOptions(rounds=1), finished=finished)
+    for name, done in (("t1", True), ("t2", False)):
+        meta = TableMeta(os.urandom(16), name, 1, 2, RuleOptions(rounds=1), finished=done)
         TableStore.create(home, meta).close()
     args = ("--strategy", "greedy", "--interface", LOOPBACK, "--home", str(home))
     finished = cfnet("resume", "--table", "t1", *args)
