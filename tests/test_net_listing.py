@@ -12,10 +12,13 @@ from pathlib import Path
 
 import pytest
 from lan_helpers import Peer, unique
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.utils import get_cwidth
 
 from cfnet.commands.tables import listing
 from cfnet.identity import Identity
+from cfnet.lan_screens import BrowserScreen, Terminal
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
 from cfnet.net.lobby import HostLobby, check_player, join_table
 from cfnet.rules import RuleOptions
@@ -190,3 +193,37 @@ def test_a_host_killed_or_hung_up_withdraws_its_table(
     assert status == 128 + signum, output
     assert f"cfnet host: stopped by {signum.name}" in output
     assert "Traceback" not in output
+
+
+# ---------------------------------------------------------------- the browser
+
+
+async def _browser_rows() -> tuple[list[str], list[str], list[TableInfo]]:
+    """Two tables of one name (two host keys) and the browser's rows, then its lines with
+    the first of them selected."""
+    name = unique("namesake")
+    twins = [
+        TableInfo(name, os.urandom(16), "alice", key.fingerprint, RuleOptions(), 4, 1, False,
+                  port=9, timeout=45)
+        for key in (HOST, Identity.generate())
+    ]  # fmt: skip
+    with create_pipe_input() as keys:
+        async with Discovery(LOOPBACK) as hosting, Discovery(LOOPBACK) as looking:
+            for twin in twins:
+                await hosting.advertise(twin, [LOOPBACK])
+            screen = BrowserScreen(looking, "Me", Terminal(keys, DummyOutput()))
+            for twin in twins:
+                await screen.browser.wait_for(lambda t: t.table_id == twin.table_id, 30)  # noqa: B023
+            text = ["".join(part[1] for part in row) for row in screen.body()[0]]
+            screen.selected = twins[0].instance
+            selected = ["".join(part[1] for part in row) for row in screen.body()[0]]
+    return text, selected, twins
+
+
+def test_the_browser_tells_tables_of_one_name_apart_and_shows_the_timeout() -> None:
+    rows, selected, twins = asyncio.run(_browser_rows())
+    for twin in twins:
+        (row,) = [row for row in rows if twin.name in row and twin.fingerprint[:4] in row]
+        assert f" alice {twin.fingerprint[:4]} " in row
+    assert f"   host key {twins[0].fingerprint} at {LOOPBACK}:9" in selected
+    assert "   each seat has 45 s to answer · 2 tables have this name: check the key" in selected

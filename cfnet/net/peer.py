@@ -191,7 +191,11 @@ def screens_for(args: argparse.Namespace) -> SeatScreens | None:
     from cfnet.lan_screens import SeatScreens
 
     table = vars(args).get("name") or vars(args).get("table")  # host --name, join NAME
-    return SeatScreens(title=f"table {table!r}" if table else "", bots=vars(args).get("bots", 0))
+    return SeatScreens(
+        title=f"table {table!r}" if table else "",
+        bots=vars(args).get("bots", 0),
+        timeout=vars(args).get("timeout"),  # a host's; a joiner is told it in the lobby
+    )
 
 
 async def _seating(
