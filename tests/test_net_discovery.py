@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import os
+import shutil
 import socket
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from cfnet.net.discovery import Discovery, TableInfo, TxtError, lan_addresses, t
 from cfnet.rules import RuleOptions
 
 ADVERTISER = Path(__file__).with_name("net_advertiser.py")
+CFNET = [sys.executable, "-m", "cfnet.cli"]
 KEY = Identity.from_seed(b"\x07" * 32)
 ONE_DOT_LEADER = "\u2024"  # protocol.md 6.4: stands for "." in an instance label
 
@@ -254,3 +258,66 @@ def test_txt_keys_are_case_insensitive_and_the_first_counts() -> None:
     assert TableInfo.from_txt(properties, "127.0.0.1", 4242) == table()
     upper = {k.upper(): v for k, v in txt_bytes(table()).items()}
     assert TableInfo.from_txt(upper, "127.0.0.1", 4242) == table()
+
+
+# ---------------------------------------------------------------- a host on two networks
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True)
+
+
+@contextlib.contextmanager
+def two_networks() -> Iterator[tuple[str, str, str]]:
+    """Three network namespaces: a host on two networks (10.78.1.1 on the first, which has
+    its default route, and 10.78.2.1 on the second) and one neighbour on each; (host, first,
+    second). Everything made is removed at the end."""
+    prefix = f"cfd-{os.getpid()}"
+    host, first, second = (f"{prefix}-{n}" for n in ("h", "a", "b"))
+    made: list[str] = []
+    try:
+        for ns in (host, first, second):
+            _ip("netns", "add", ns)
+            made.append(ns)
+            _ip("-n", ns, "link", "set", "lo", "up")
+        for net, ns in ((1, first), (2, second)):
+            _ip("-n", host, "link", "add", f"eth{net}", "type", "veth", "peer", "eth0",
+                "netns", ns)  # fmt: skip
+            _ip("-n", host, "addr", "add", f"10.78.{net}.1/24", "dev", f"eth{net}")
+            _ip("-n", ns, "addr", "add", f"10.78.{net}.2/24", "dev", "eth0")
+            _ip("-n", host, "link", "set", f"eth{net}", "up")
+            _ip("-n", ns, "link", "set", "eth0", "up")
+            _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", "eth0")
+        _ip("-n", host, "route", "add", "default", "via", "10.78.1.2")
+        yield host, first, second
+    finally:
+        for ns in made:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def _tables_in(ns: str) -> str:
+    command = ["ip", "netns", "exec", ns, *CFNET, "tables", "--wait", "3"]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=True).stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to build network namespaces")
+@pytest.mark.skipif(shutil.which("ip") is None, reason="needs `ip` (iproute2) for ip netns")
+def test_a_host_on_two_networks_announces_only_where_its_lobby_listens(tmp_path: Path) -> None:
+    """Without --interface the lobby listens on the default route's network; a neighbour on
+    the other network must not be told of a table at an address it cannot reach."""
+    name = f"two-nets-{os.getpid()}"
+    with two_networks() as (host, first, second):
+        command = ["ip", "netns", "exec", host, *CFNET, "host", "--name", name, "--seats", "2",
+                   "--strategy", "greedy", "--home", str(tmp_path / "home")]  # fmt: skip
+        with open(tmp_path / "host.out", "wb") as out:
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while name not in (listing := _tables_in(first)):
+                assert time.monotonic() < deadline, (tmp_path / "host.out").read_text()
+            (row,) = [line for line in listing.splitlines() if line.startswith(name)]
+            assert " 10.78.1.1:" in row
+            assert name not in _tables_in(second)
+        finally:
+            process.terminate()
+            process.wait(30)

@@ -440,7 +440,7 @@ async def host(
     address = args.interface or default_address()
     seat = Seat(args, home, identity, address)
     bots: list[subprocess.Popen[bytes]] = []
-    discovery = Discovery(args.interface)
+    discovery = Discovery(address)  # announced only where the lobby listens (RFC 6762 6.2)
     await discovery.__aenter__()
     lobby = HostLobby(
         identity,
