@@ -321,3 +321,14 @@ def test_a_host_on_two_networks_announces_only_where_its_lobby_listens(tmp_path:
         finally:
             process.terminate()
             process.wait(30)
+
+
+def test_the_instance_label_vector_of_protocol_md() -> None:
+    """protocol.md 6.4's example: table "St. Mary's", id 00112233..., one 27-byte label."""
+    info = table(name="St. Mary's", table_id=bytes.fromhex("00112233445566778899aabbccddeeff"))
+    label = info.instance.removesuffix("._cfnet._tcp.local.").encode()
+    vector = "53 74 e2 80 a4 20 4d 61 72 79 27 73 20 5b 30 30 31 31 32 32 33 33 34 34 35 35 5d"
+    assert label == bytes.fromhex(vector) and len(label) == 27
+    spec = " ".join((Path(__file__).parent.parent / "protocol.md").read_text().split())
+    assert f"`{vector}`, length 27" in spec
+    assert TableInfo.from_txt(txt_bytes(info), "127.0.0.1", 4242).name == "St. Mary's"
