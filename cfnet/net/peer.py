@@ -590,7 +590,6 @@ async def join(
     player = player_name(args, identity)
     tell = say if screens is None else screens.say
     roster = None if screens is None else screens.roster
-    least = PERSON_MIN_TIMEOUT if args.strategy is None else 0
     try:
         if found is not None or args.connect is not None:
             address, port = (found.address, found.port) if found else args.connect
@@ -605,7 +604,7 @@ async def join(
                     advertised=found,
                     say=tell,
                     on_roster=roster,
-                    min_timeout=least,
+                    min_timeout=_least_timeout(args),
                 ),
                 screens,
                 None,
@@ -621,6 +620,11 @@ async def join(
             seat.game.store.close()
         raise
     return await play(seat.seated(seating), screens)
+
+
+def _least_timeout(args: argparse.Namespace) -> int:
+    """The shortest table timeout this seat accepts: a person needs PERSON_MIN_TIMEOUT."""
+    return PERSON_MIN_TIMEOUT if args.strategy is None else 0
 
 
 def _chosen(args: argparse.Namespace, name: str) -> Callable[[TableInfo], bool]:
@@ -691,7 +695,7 @@ async def _join_by_name(
                     advertised=info,
                     say=say,
                     on_roster=on_roster,
-                    min_timeout=PERSON_MIN_TIMEOUT if args.strategy is None else 0,
+                    min_timeout=_least_timeout(args),
                 )
             except Unreachable as exc:
                 tried[(info.table_id, info.address, info.port)] = str(exc)
