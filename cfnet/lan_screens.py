@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import re
 import textwrap
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -333,14 +334,18 @@ class BrowserScreen(_Page):
             ], 0
         head = f"   {'#':>2}  {'TABLE':<22} {'HOST':<12} {'SEATS':<6} {'RULES':<25} CODE"
         rows: list[Line] = [[("class:title", head)]]
+        names = Counter(table.name for table in tables)
         for i, table in enumerate(tables):
             rules = table.rules
             trains = rules.trains_needed(table.seats)
             blank = " 0-0=50" if rules.double_blank_50 else ""
             about = table.incompatible or f"{rules.rounds} round{_s(rules.rounds)}, {trains} trains"
+            host = table.host[:12]
+            if names[table.name] > 1:  # namesakes: told apart by their host keys
+                host = f"{table.host[:7]} {table.fingerprint[:4]}"
             text = (
                 f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {table.name[:22]:<22} "
-                f"{table.host[:12]:<12} {f'{table.taken}/{table.seats}':<6} "
+                f"{host:<12} {f'{table.taken}/{table.seats}':<6} "
                 f"{about + ('' if table.incompatible else blank):<25} "
                 f"{'yes' if table.code else ''}"
             )
@@ -351,6 +356,9 @@ class BrowserScreen(_Page):
             table = tables[chosen]
             rows.append([("", "")])
             rows.append([("", f"   host key {table.fingerprint} at {table.address}:{table.port}")])
+            namesakes = names[table.name]
+            also = f" · {namesakes} tables have this name: check the key" if namesakes > 1 else ""
+            rows.append([("", f"   each seat has {table.timeout_text} to answer{also}")])
         return rows, chosen + 1
 
     def toolbar(self) -> str:
@@ -522,10 +530,14 @@ def _code(text: str, required: bool) -> str | None:
 class LobbyScreen(_Page):
     """Who sits where, live, until the table starts; the host may seat computer players."""
 
-    def __init__(self, terminal: Terminal, table: str = "", bots: int = 0) -> None:
-        """`bots`: computer players started with the table (on their way to a seat)."""
+    def __init__(
+        self, terminal: Terminal, table: str = "", bots: int = 0, timeout: int | None = None
+    ) -> None:
+        """`bots`: computer players started with the table (on their way to a seat);
+        `timeout`: the table's, if known."""
         super().__init__(terminal)
         self.table = table
+        self.timeout = timeout
         self.names: list[tuple[str, bytes]] = []
         self.seats = 0
         self.me = b""
@@ -593,6 +605,8 @@ class LobbyScreen(_Page):
             free = self.seats - len(self.names)
             rows.append([("", f"Waiting for {free} more player{_s(free)}.")])
             rows.append([("", "The game starts as soon as every seat is taken.")])
+        if self.timeout is not None:
+            rows.append([("", f"Each seat has {self.timeout} s to answer (the table's timeout).")])
         return rows, 0
 
     def toolbar(self) -> str:
@@ -634,9 +648,15 @@ class LobbyScreen(_Page):
 class SeatScreens:
     """A person's seat: the lobby screen while seating, then the game screen."""
 
-    def __init__(self, terminal: Terminal | None = None, title: str = "", bots: int = 0) -> None:
+    def __init__(
+        self,
+        terminal: Terminal | None = None,
+        title: str = "",
+        bots: int = 0,
+        timeout: int | None = None,
+    ) -> None:
         self.terminal = terminal or Terminal()
-        self.lobby = LobbyScreen(self.terminal, title, bots)
+        self.lobby = LobbyScreen(self.terminal, title, bots, timeout)
         self.game: GameScreen | None = None
 
     @property
@@ -736,7 +756,7 @@ class LanClient:
             argv += ["--code", choice.code] if choice.code else []
             args = _parse(peer.add_host_arguments, argv + common)
             name, options = peer.check_host(args)
-            self.seat = SeatScreens(self.terminal, f"table {name!r}", choice.bots)
+            self.seat = SeatScreens(self.terminal, f"table {name!r}", choice.bots, args.timeout)
             return await peer.host(args, name, options, home, identity, self.seat)
         argv = ["--code", choice.code] if choice.code else []
         if choice.found is not None:
@@ -746,7 +766,8 @@ class LanClient:
             title = f"table at {choice.address[0]}:{choice.address[1]}"
             argv += ["--connect", f"{choice.address[0]}:{choice.address[1]}"]
         args = _parse(_join_options, argv + common)
-        self.seat = SeatScreens(self.terminal, title)
+        timeout = None if choice.found is None else choice.found.timeout
+        self.seat = SeatScreens(self.terminal, title, timeout=timeout)
         if choice.found is not None:
             found = choice.found
             code = ", join code given" if choice.code else ""

@@ -104,7 +104,9 @@ build_hosts() {
 start_in_host() {
     local i=$1 out=$2
     shift 2
-    in_host "$i" "$@" >"$out" 2>&1 &
+    # exec: LAST_PID is the process itself, so stop_pid's signal reaches it (a subshell left
+    # running behind would keep a table advertised under the game's name)
+    (exec ip netns exec "$(host_ns "$i")" "$@") >"$out" 2>&1 &
     LAST_PID=$!
     OUTPUT_OF[$LAST_PID]=$out
 }

@@ -130,14 +130,14 @@ def wait_until(predicate: object, timeout: float = 30.0, what: str = "condition"
 
 
 async def cfnet_tables_until(
-    wanted: Callable[[str], bool], timeout: float = LISTING_TIMEOUT
+    wanted: Callable[[str], bool], *options: str, timeout: float = LISTING_TIMEOUT
 ) -> str:
-    """`cfnet tables --interface 127.0.0.1`, run again until its output is `wanted` (mDNS
-    answers may be slow on a busy machine: no fixed window); that output."""
+    """`cfnet tables --interface 127.0.0.1 [options]`, run again until its output is `wanted`
+    (mDNS answers may be slow on a busy machine: no fixed window); that output."""
     end = time.monotonic() + timeout
     while True:
         cli = await asyncio.create_subprocess_exec(
-            *CFNET, "tables", "--interface", LOOPBACK, "--wait", "2",
+            *CFNET, "tables", "--interface", LOOPBACK, "--wait", "2", *options,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         out, err = await asyncio.wait_for(cli.communicate(), timeout)

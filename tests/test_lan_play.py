@@ -218,6 +218,7 @@ def test_hosting_from_the_browser_the_lobby_and_a_round(tmp_path: Path) -> None:
         await person.sees(r"^  1  bot1 +[a-z2-7-]{19}$", "the computer player")
         await person.sees(r"^  2  \(free\)$", "a free seat")
         await person.sees(r"^Waiting for 2 more players\.$", "how many are missing")
+        await person.sees(r"^Each seat has 120 s to answer \(the table's timeout\)\.$", "it")
         port = int(re.findall(r"open on 127\.0\.0\.1:(\d+)", person.text())[0])
 
         # someone sits down, and leaves again

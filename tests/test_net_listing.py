@@ -6,10 +6,18 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import signal
+from pathlib import Path
 
-from lan_helpers import cfnet_tables_until
+import pytest
+from lan_helpers import Peer, cfnet_tables_until, unique
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.utils import get_cwidth
 
+from cfnet.commands.tables import listing
 from cfnet.identity import Identity
+from cfnet.lan_screens import BrowserScreen, Terminal
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
 from cfnet.net.lobby import HostLobby, check_player, join_table
 from cfnet.rules import RuleOptions
@@ -64,9 +72,34 @@ def test_a_long_host_name_and_another_version_are_listed() -> None:
     assert long.name == "Zoë's table" and long.host == fit_name(LONG)
     assert long.incompatible is None
     assert other.version == 7 and other.incompatible == "needs cfnet protocol v7"
-    rows = {line.split("  ")[0]: line for line in listing.splitlines()}
-    assert fit_name(LONG) in rows["Zoë's table"]
-    assert "Future (needs cfnet protocol v7)" in rows
+    lines = listing.splitlines()
+    zoe = next(i for i, line in enumerate(lines) if line.startswith("Zoë's table  "))
+    assert lines[zoe].split()[-3:-1] == ["60", "s"]  # the table's timeout
+    assert lines[zoe + 1] == f"    host {fit_name(LONG)} · key {HOST.fingerprint}"
+    future = next(i for i, line in enumerate(lines) if line.startswith("Future  "))
+    assert lines[future].split()[2] == "?"  # no timeout advertised
+    assert lines[future + 3] == "    cannot be joined: needs cfnet protocol v7"
+    assert max(get_cwidth(line) for line in lines) <= 80
+
+
+def test_the_listing_fits_80_columns_at_its_widest() -> None:
+    widest = TableInfo(
+        "W" * 40,
+        bytes(16),
+        "名前" * 20,
+        HOST.fingerprint,
+        RuleOptions(rounds=10, start_trains=None, double_blank_50=True),
+        8,
+        8,
+        True,
+        "255.255.255.255",
+        65535,
+        version=7,
+        timeout=86400,
+    )
+    lines = listing([widest, dataclasses.replace(widest, name="名" * 13, host="h" * 40)])
+    assert len(lines) == 1 + 2 * 4
+    assert max(get_cwidth(line) for line in lines) <= 80, "\n".join(lines)
 
 
 async def _seat_counts_seen() -> list[str]:
@@ -117,3 +150,72 @@ def test_a_browser_follows_a_join_and_a_leave_within_a_second() -> None:
     """zeroconf tells a browser nothing of a TXT record it still has cached (1/3 again): the
     browser takes every TXT record it receives."""
     assert asyncio.run(_seat_counts_seen()) == ["1/3", "2/3", "1/3"]
+
+
+# ---------------------------------------------------------------- a host that is stopped
+
+
+async def _listed_then_gone(tmp: Path, signum: signal.Signals) -> tuple[int, str]:
+    """Start a real `cfnet host`, see its table listed, send it `signum`; wait (deadline) for
+    the listing to go; (the host's exit status, its output)."""
+    name = unique("stopped")
+    host = Peer(
+        tmp / "host",
+        ["host", "--name", name, "--seats", "2", "--interface", LOOPBACK, "--strategy", "greedy"],
+    )
+    async with Discovery(LOOPBACK) as looking:
+        browser = looking.browse()
+        host.start()
+        try:
+            listed = await browser.wait_for(lambda t: t.name == name, 30)
+            assert host.process is not None
+            host.process.send_signal(signum)
+            await browser.wait_gone(listed.table_id, 30)  # its goodbye, not a TTL (minutes)
+            status = await asyncio.to_thread(host.wait, 30)
+        finally:
+            host.kill()
+    return status, host.output()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_host_killed_or_hung_up_withdraws_its_table(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    status, output = asyncio.run(_listed_then_gone(tmp_path, signum))
+    assert status == 128 + signum, output
+    assert f"cfnet host: stopped by {signum.name}" in output
+    assert "Traceback" not in output
+
+
+# ---------------------------------------------------------------- the browser
+
+
+async def _browser_rows() -> tuple[list[str], list[str], list[TableInfo]]:
+    """Two tables of one name (two host keys) and the browser's rows, then its lines with
+    the first of them selected."""
+    name = unique("namesake")
+    twins = [
+        TableInfo(name, os.urandom(16), "alice", key.fingerprint, RuleOptions(), 4, 1, False,
+                  port=9, timeout=45)
+        for key in (HOST, Identity.generate())
+    ]  # fmt: skip
+    with create_pipe_input() as keys:
+        async with Discovery(LOOPBACK) as hosting, Discovery(LOOPBACK) as looking:
+            for twin in twins:
+                await hosting.advertise(twin, [LOOPBACK])
+            screen = BrowserScreen(looking, "Me", Terminal(keys, DummyOutput()))
+            for twin in twins:
+                await screen.browser.wait_for(lambda t: t.table_id == twin.table_id, 30)  # noqa: B023
+            text = ["".join(part[1] for part in row) for row in screen.body()[0]]
+            screen.selected = twins[0].instance
+            selected = ["".join(part[1] for part in row) for row in screen.body()[0]]
+    return text, selected, twins
+
+
+def test_the_browser_tells_tables_of_one_name_apart_and_shows_the_timeout() -> None:
+    rows, selected, twins = asyncio.run(_browser_rows())
+    for twin in twins:
+        (row,) = [row for row in rows if twin.name in row and twin.fingerprint[:4] in row]
+        assert f" alice {twin.fingerprint[:4]} " in row
+    assert f"   host key {twins[0].fingerprint} at {LOOPBACK}:9" in selected
+    assert "   each seat has 45 s to answer · 2 tables have this name: check the key" in selected

@@ -87,13 +87,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play_lan(args: argparse.Namespace) -> int:
-    import asyncio
     import sys
 
     from cfnet.errors import LocalProtocolError
     from cfnet.lan_screens import LanClient, Settings
     from cfnet.net.lobby import check_player
-    from cfnet.net.peer import log_file
+    from cfnet.net.peer import log_file, run_loop
     from cfnet.store import prepare_home
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -103,7 +102,7 @@ def _play_lan(args: argparse.Namespace) -> int:
         name = None if args.player is None else check_player(args.player)
         home = prepare_home(args.home)
         with log_file(home):  # warnings to a file: the screens own the terminal
-            return asyncio.run(LanClient(Settings(args.interface, home, name)).run())
+            return run_loop(LanClient(Settings(args.interface, home, name)).run())
     except (LocalProtocolError, OSError) as error:
         print(f"cfnet play: {error}", file=sys.stderr)
         return 1

@@ -22,12 +22,14 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 from cfnet.errors import LocalProtocolError
 from cfnet.net.handshake import NET_VERSION, TABLE_ID_BYTES
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+from cfnet.table_wire import MAX_TIMEOUT
 
 log = logging.getLogger("cfnet.net")
 
 SERVICE_TYPE = "_cfnet._tcp.local."
 MAX_NAME_BYTES = 40
 RESOLVE_TIMEOUT_MS = 3000
+LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
 
 
@@ -82,6 +84,7 @@ class TableInfo:
     address: str = ""
     port: int = 0
     version: int = NET_VERSION
+    timeout: int | None = None  # seconds a seat may take to answer; None: not advertised
 
     @property
     def free(self) -> int:
@@ -105,9 +108,21 @@ class TableInfo:
         )
 
     @property
+    def timeout_text(self) -> str:
+        """The table's timeout as shown ("120 s"; "?" when not advertised)."""
+        return "?" if self.timeout is None else f"{self.timeout} s"
+
+    @property
+    def where(self) -> str:
+        """One line telling this table from another of the same name: address, host, key."""
+        return f"{self.address}:{self.port} (host {self.host}, key {self.fingerprint})"
+
+    @property
     def instance(self) -> str:
-        """The unique mDNS instance name: table name plus the start of the table id."""
-        return f"{self.name} [{self.table_id.hex()[:12]}].{SERVICE_TYPE}"
+        """The unique mDNS instance name: one DNS label (the table name, each "." replaced by
+        LABEL_DOT, plus the start of the table id), then the service type."""
+        label = fit_name(self.name.replace(".", LABEL_DOT))
+        return f"{label} [{self.table_id.hex()[:12]}].{SERVICE_TYPE}"
 
     def to_txt(self) -> dict[str, str]:
         """The TXT properties (every value far below 255 bytes); a host player name over 40
@@ -121,34 +136,55 @@ class TableInfo:
             "rules": self.rules.describe(),
             "seats": f"{self.taken}/{self.seats}",
             "code": "1" if self.code else "0",
-        }
+        } | ({} if self.timeout is None else {"timeout": str(self.timeout)})
 
     @classmethod
     def from_txt(cls, txt: Mapping[bytes, bytes | None], address: str, port: int) -> TableInfo:
-        """The table in a resolved TXT record; `TxtError` if any field is missing or wrong."""
-        try:
-            fields = {k.decode("ascii"): (v or b"").decode("utf-8") for k, v in txt.items()}
-            name, host = check_name(fields["name"]), check_name(fields["host"], "host name")
-            table_id = bytes.fromhex(fields["id"])
-            taken, seats = (int(x) for x in fields["seats"].split("/"))
-            version = int(fields["v"])
-            rules = parse_rules(fields["rules"])
-            rules.check(seats)
-            code = {"0": False, "1": True}[fields["code"]]
-            fp = fields["fp"]
-        except (KeyError, ValueError, UnicodeError, LocalProtocolError) as exc:
-            raise TxtError(f"not a cfnet table record: {exc}") from None
-        if len(table_id) != TABLE_ID_BYTES or not _FINGERPRINT.match(fp):
-            raise TxtError("not a cfnet table record: bad table id or fingerprint")
-        if not (MIN_PLAYERS <= seats <= MAX_PLAYERS and 0 <= taken <= seats):
-            raise TxtError(f"not a cfnet table record: seats {taken}/{seats}")
-        if version < 1:
-            raise TxtError(f"not a cfnet table record: version {version}")
-        return cls(name, table_id, host, fp, rules, seats, taken, code, address, port, version)
+        """The table in a resolved TXT record (keys matched case-insensitively, the first of a
+        repeated key counts); `TxtError` naming the key that is missing or wrong."""
+        fields: dict[str, str] = {}
+        for key, value in txt.items():
+            try:
+                fields.setdefault(key.decode("ascii").lower(), (value or b"").decode("utf-8"))
+            except UnicodeError:
+                raise TxtError(f"TXT key {key[:40]!r}: not ASCII, or its value not UTF-8") from None
+
+        def field(key: str, parse: Callable[[str], Any], ok: Callable[[Any], bool]) -> Any:
+            if key not in fields:
+                raise TxtError(f"no TXT key {key!r}")
+            try:
+                value = parse(fields[key])
+            except (ValueError, LocalProtocolError) as exc:
+                raise TxtError(f"TXT {key}={fields[key][:60]!r}: {exc}") from None
+            if not ok(value):
+                raise TxtError(f"TXT {key}={fields[key][:60]!r} is out of range")
+            return value
+
+        def seat_counts(text: str) -> tuple[int, int]:
+            taken, seats = (int(x) for x in text.split("/"))
+            return taken, seats
+
+        version = field("v", int, lambda v: v >= 1)
+        name = field("name", check_name, bool)
+        table_id = field("id", bytes.fromhex, lambda b: len(b) == TABLE_ID_BYTES)
+        host = field("host", lambda text: check_name(text, "host name"), bool)
+        fp = field("fp", str, lambda text: _FINGERPRINT.match(text) is not None)
+        taken, seats = field(
+            "seats", seat_counts, lambda c: MIN_PLAYERS <= c[1] <= MAX_PLAYERS and 0 <= c[0] <= c[1]
+        )
+        rules = field("rules", lambda text: parse_rules(text, seats), bool)
+        code = field("code", lambda text: text == "1", lambda c: fields["code"] in ("0", "1"))
+        timeout = None
+        if "timeout" in fields:
+            timeout = field("timeout", int, lambda t: 1 <= t <= MAX_TIMEOUT)
+        return cls(
+            name, table_id, host, fp, rules, seats, taken, code, address, port, version, timeout
+        )
 
 
-def parse_rules(text: str) -> RuleOptions:
-    """The inverse of `RuleOptions.describe()`."""
+def parse_rules(text: str, seats: int | None = None) -> RuleOptions:
+    """The inverse of `RuleOptions.describe()` (ValueError if not; with `seats`, also if the
+    rules cannot be played at that many seats)."""
     rules = RuleOptions()
     for item in text.split():
         if item == "start_trains=N":
@@ -158,24 +194,28 @@ def parse_rules(text: str) -> RuleOptions:
                 rules = rules.with_assignment(item)
             except RuleOptionError as exc:
                 raise ValueError(str(exc)) from None
+    if seats is not None:
+        rules.check(seats)  # RuleOptionError is a ValueError
     return rules
 
 
 def txt_properties(text: bytes) -> dict[bytes, bytes | None]:
-    """The key/value pairs of a TXT record's wire data (RFC 6763 6.3-6.4: the first of a
-    repeated key counts; a key without "=" has no value)."""
+    """The key/value pairs of a TXT record's wire data, keys in lower case (RFC 6763 6.3-6.4:
+    keys are case-insensitive, the first of a repeated key counts; a key without "=" has no
+    value)."""
     properties: dict[bytes, bytes | None] = {}
     pos = 0
     while pos < len(text):
         item = text[pos + 1 : pos + 1 + text[pos]]
         pos += 1 + text[pos]
         key, sep, value = item.partition(b"=")
-        properties.setdefault(key, value if sep else None)
+        properties.setdefault(key.lower(), value if sep else None)
     return properties
 
 
 class TableBrowser(RecordUpdateListener):
-    """The tables seen so far (`tables`, by instance name); `wait_for` awaits a matching one.
+    """The tables seen so far (`tables`, by instance name; `skipped`: the advertisements not
+    listed, with the reason); `wait_for` awaits a matching one.
 
     Each table's TXT is the last one received for its name: zeroconf's browser reports no
     change when a TXT returns to a value it still has cached (a join then a leave within a
@@ -183,6 +223,7 @@ class TableBrowser(RecordUpdateListener):
 
     def __init__(self, zc: AsyncZeroconf, skip: Callable[[str], bool]) -> None:
         self.tables: dict[str, TableInfo] = {}
+        self.skipped: dict[str, str] = {}  # instance name -> why it is not listed
         self._zc = zc
         self._skip = skip
         self._txt: dict[str, bytes] = {}  # by lower-case name: the last TXT received
@@ -228,28 +269,35 @@ class TableBrowser(RecordUpdateListener):
     async def _forget(self, name: str) -> None:
         async with self._changed:
             self.tables.pop(name, None)
+            self.skipped.pop(name, None)
             self._txt.pop(name.lower(), None)
             self._changed.notify_all()
 
     async def _resolve(self, name: str) -> None:
         info = AsyncServiceInfo(SERVICE_TYPE, name)
         if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
-            log.debug("could not resolve %s", name)
+            self._skipped(name, f"no SRV/TXT answer within {RESOLVE_TIMEOUT_MS / 1000:g} s")
             return
         addresses = info.parsed_addresses(IPVersion.V4Only)
         if not addresses or info.port is None:
+            self._skipped(name, "no IPv4 address or port")
             return
         text = self._txt.get(name.lower())  # the cache may hold older TXT values too
         properties = info.properties if text is None else txt_properties(text)
         try:
             table = TableInfo.from_txt(properties, addresses[0], info.port)
         except TxtError as exc:
-            log.debug("skipping %s: %s", name, exc)
+            self._skipped(name, str(exc))
             return
+        self.skipped.pop(name, None)
         async with self._changed:
             if self.tables.get(name) != table:
                 self.tables[name] = table
                 self._changed.notify_all()
+
+    def _skipped(self, name: str, reason: str) -> None:
+        log.debug("skipping %s: %s", name, reason)
+        self.skipped[name] = reason
 
     async def wait_for(self, predicate: Callable[[TableInfo], bool], timeout: float) -> TableInfo:
         """The first table seen for which `predicate` holds; TimeoutError after `timeout` s."""

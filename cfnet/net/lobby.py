@@ -52,6 +52,7 @@ MAX_CODE_FAILURES = 5  # wrong join codes (and attempts under way) per address..
 CODE_FAILURE_WINDOW = 60.0  # ...within this many seconds; then the address is refused
 TABLE_CODE_FAILURES = 10  # wrong join codes (and attempts under way) at the table...
 TABLE_LOCKOUT = (30.0, 600.0)  # ...then every joiner is refused 30 s, doubling, at most 600 s
+PERSON_MIN_TIMEOUT = 20  # a table where a person sits gives each seat at least this long
 
 Prepare = Callable[[bytes, int], Awaitable[int]]
 """Called with (genesis wire, my seat) once the table is set; opens the mesh listener and
@@ -281,13 +282,15 @@ class HostLobby:
             1,
             self._code is not None,
             port=port,
+            timeout=self.timeout,
         )
         if self._discovery is not None:
             await self._discovery.advertise(self._info, [self._interface])
         code = ", join code required" if self._code else ""
         self._say(
             f"table {self.name!r} open on {self._interface}:{port} ({self.seats} seats, "
-            f"{self.options.describe()}{code}); you sit in seat 0 as {self.player} "
+            f"{self.options.describe()}, timeout {self.timeout} s{code}); "
+            f"you sit in seat 0 as {self.player} "
             f"({fingerprint(self.identity.public)})"
         )
         if self._on_roster is not None:
@@ -450,6 +453,7 @@ class HostLobby:
                 "seats": [[name, key] for name, key in names],
                 "of": self.seats,
                 "rules": self.options.describe(),
+                "timeout": self.timeout,
             }
             for joiner in list(self._joiners):
                 with contextlib.suppress(LinkClosed):
@@ -462,11 +466,23 @@ class HostLobby:
 
 @dataclass(frozen=True, slots=True)
 class _Roster:
-    """What the last `seats` message said: (name, key) by seat, the seats, the rules."""
+    """What the last `seats` message said: (name, key) by seat, the seats, the rules, the
+    timeout (None from a host that does not send it)."""
 
     names: list[tuple[str, bytes]]
     seats: int
     rules: RuleOptions
+    timeout: int | None = None
+
+
+def check_timeout(timeout: int, least: int) -> None:
+    """LobbyError unless a table's `timeout` is at least `least` seconds."""
+    if timeout < least:
+        raise LobbyError(
+            f"the table gives each seat only {timeout} s to answer: a person's seat needs at "
+            f"least {least} s (ask its host for --timeout {least} or more, or seat a computer "
+            "player with --strategy)"
+        )
 
 
 async def join_table(
@@ -482,14 +498,19 @@ async def join_table(
     on_roster: OnRoster | None = None,
     ping_interval: float = LOBBY_PING,
     idle_timeout: float = LOBBY_IDLE,
+    min_timeout: int = 0,
 ) -> Seating:
     """Take a seat at the table hosted at `host:port`; returns once the mesh addresses are known.
 
     `advertised`: what mDNS said of the table (its id, host key, rules and seats are then
     checked). `prepare` runs when the genesis arrives (it must open the mesh listener).
-    LobbyError if the host refuses us or the seating breaks down."""
+    `min_timeout`: refuse a table whose timeout is shorter (PERSON_MIN_TIMEOUT for a person's
+    seat). LobbyError if the host refuses us or the seating breaks down; Unreachable if no
+    table answers the handshake there (nobody listens, or a silent or foreign listener)."""
     if advertised is not None and advertised.refusal is not None:
         raise LobbyError(advertised.refusal)
+    if advertised is not None and advertised.timeout is not None:
+        check_timeout(advertised.timeout, min_timeout)
     try:
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(host, port), CONNECT_TIMEOUT
@@ -498,7 +519,7 @@ async def join_table(
         raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
     local_host = str(writer.get_extra_info("sockname")[0])
     link = Link(reader, writer)
-    seat = _Sitting(identity, player, link, advertised, say, on_roster, idle_timeout)
+    seat = _Sitting(identity, player, link, advertised, say, on_roster, idle_timeout, min_timeout)
     try:
         handshake = Handshake(
             identity,
@@ -506,7 +527,13 @@ async def join_table(
             table_id=None if advertised is None else advertised.table_id,
             join_code=code,
         )
-        seat.check_host(await link.handshake(handshake))
+        try:
+            result = await link.handshake(handshake)
+        except LinkClosed as exc:
+            if exc.reason.startswith("peer said goodbye"):
+                raise  # a table that refused us, saying why
+            raise Unreachable(f"no table answers at {host}:{port}: {exc.reason}") from None
+        seat.check_host(result)
         async with link.pinging(ping_interval):
             genesis, mine, addresses = await seat.run(prepare, host)
         return Seating(genesis, mine, addresses, local_host)
@@ -534,6 +561,7 @@ class _Sitting:
         say: Say,
         on_roster: OnRoster | None,
         idle_timeout: float,
+        min_timeout: int,
     ) -> None:
         self.identity = identity
         self.player = player
@@ -542,6 +570,7 @@ class _Sitting:
         self.say = say
         self.on_roster = on_roster
         self.idle_timeout = idle_timeout
+        self.min_timeout = min_timeout
         self.table_id = b""
         self.host_key = b""
         self.roster: _Roster | None = None
@@ -566,7 +595,13 @@ class _Sitting:
             message = await _receive(self.link, self.idle_timeout, "the host")
             kind = message["t"]
             if kind == "seats" and genesis is None:
+                first = self.roster is None
                 self.roster = _roster_of(message)
+                if first and self.roster.timeout is not None:
+                    check_timeout(self.roster.timeout, self.min_timeout)
+                    self.say(
+                        f"each seat has {self.roster.timeout} s to answer (the table's timeout)"
+                    )
                 lines = _roster(self.roster.names, self.roster.seats)
                 if lines != shown:
                     shown = lines
@@ -585,7 +620,7 @@ class _Sitting:
     def check_genesis(self, wire: bytes) -> tuple[bytes, int]:
         """The genesis must be valid, the host's, for the table and roster of this lobby (and
         its advertisement), with our seat as the roster showed it; (wire, our seat)."""
-        entry, name, options, _, seats = parse_genesis(wire)
+        entry, name, options, timeout, seats = parse_genesis(wire)
         roster, advertised = self.roster, self.advertised
         listed = [(info.name, info.key) for info in seats]
         mine = [s for s, info in enumerate(seats) if info.key == self.identity.public]
@@ -610,6 +645,11 @@ class _Sitting:
             )
         if len(mine) != 1 or seats[mine[0]].name != self.player:
             wrong.append("it does not give us the seat we took")
+        announced = {roster.timeout if roster else None, advertised and advertised.timeout} - {None}
+        if announced and announced != {timeout}:
+            wrong.append(f"its timeout {timeout} s is not the one the table announced")
+        if timeout < self.min_timeout:
+            wrong.append(f"its timeout {timeout} s is below {self.min_timeout} s")
         if wrong:
             raise LobbyError("refusing the host's table entry: " + "; ".join(wrong))
         self.say(
@@ -621,7 +661,13 @@ class _Sitting:
 def _roster_of(message: dict[str, Any]) -> _Roster:
     """What a 'seats' message says; LobbyError if it is malformed."""
     rows, seats, rules = message.get("seats"), message.get("of"), message.get("rules")
-    if not (isinstance(rows, list) and type(seats) is int and isinstance(rules, str)):
+    timeout = message.get("timeout")
+    if not (
+        isinstance(rows, list)
+        and type(seats) is int
+        and isinstance(rules, str)
+        and (timeout is None or type(timeout) is int)
+    ):
         raise LobbyError("malformed 'seats' message")
     names: list[tuple[str, bytes]] = []
     for row in rows:
@@ -637,7 +683,7 @@ def _roster_of(message: dict[str, Any]) -> _Roster:
         except ValueError as exc:
             raise LobbyError(f"malformed 'seats' message: {exc}") from None
     try:
-        return _Roster(names, seats, parse_rules(rules))
+        return _Roster(names, seats, parse_rules(rules), timeout)
     except ValueError:
         raise LobbyError(f"malformed 'seats' message: rules {rules[:100]!r}") from None
 

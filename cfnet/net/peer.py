@@ -18,7 +18,7 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,7 @@ from cfnet.net.chaos_sim import chaos_from_env
 from cfnet.net.discovery import Discovery, TableInfo, check_name
 from cfnet.net.game import NetGame
 from cfnet.net.lobby import (
+    PERSON_MIN_TIMEOUT,
     HostLobby,
     LobbyError,
     OnRoster,
@@ -48,6 +49,7 @@ from cfnet.rules import (
     rule_options,
 )
 from cfnet.store import (
+    LOG_FILE,
     StoreError,
     TableMeta,
     TableStore,
@@ -56,6 +58,7 @@ from cfnet.store import (
     list_tables,
     load_identity,
     prepare_home,
+    table_dir,
 )
 from cfnet.table import LocalSeat, Table
 from cfnet.table_wire import DEFAULT_TIMEOUT, MAX_TIMEOUT
@@ -68,6 +71,10 @@ log = logging.getLogger("cfnet.net")
 ANY = "0.0.0.0"
 MDNS_GROUP = ("224.0.0.251", 5353)
 BOT_EXIT_WAIT = 30.0  # after a finished game, how long computer players may take to finish
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # end a peer as Ctrl-C does
+JOIN_LOOK = 5.0  # how long `cfnet join NAME` looks for the table on the LAN without --wait
+BOT_LOOK = 30.0  # ... and `cfnet bot --table NAME`
+SAME_NAME_SETTLE = 1.0  # once a table of the name is seen, how long to look for namesakes
 CLIENT_LOG = "client.log"
 
 
@@ -187,7 +194,11 @@ def screens_for(args: argparse.Namespace) -> SeatScreens | None:
     from cfnet.lan_screens import SeatScreens
 
     table = vars(args).get("name") or vars(args).get("table")  # host --name, join NAME
-    return SeatScreens(title=f"table {table!r}" if table else "", bots=vars(args).get("bots", 0))
+    return SeatScreens(
+        title=f"table {table!r}" if table else "",
+        bots=vars(args).get("bots", 0),
+        timeout=vars(args).get("timeout"),  # a host's; a joiner is told it in the lobby
+    )
 
 
 async def _seating(
@@ -299,13 +310,56 @@ async def drain(timeout: float = 1.0) -> None:
         await asyncio.wait(others, timeout=timeout)
 
 
-def _interrupted(command: str) -> int:
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a kill, a closed terminal) ended the loop, as Ctrl-C does."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def run_loop(main: Coroutine[Any, Any, int]) -> int:
+    """`asyncio.run(main)`, where SIGTERM and SIGHUP cancel `main` as Ctrl-C does, so that
+    every cleanup runs (a table is withdrawn from mDNS, with goodbye packets); then `Stopped`."""
+    received: list[int] = []
+
+    async def guarded() -> int:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+
+        def stop(signum: int) -> None:
+            received.append(signum)
+            task.cancel()
+
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, stop, signum)
+        try:
+            return await main
+        finally:
+            for signum in STOP_SIGNALS:
+                loop.remove_signal_handler(signum)
+
+    try:
+        return asyncio.run(guarded())
+    except asyncio.CancelledError:
+        if received:
+            raise Stopped(received[0]) from None
+        raise
+
+
+def _interrupted(command: str, stop: KeyboardInterrupt) -> int:
+    """Say how the command was stopped; 130 for Ctrl-C, 128 + N for signal N."""
+    if isinstance(stop, Stopped):
+        how, code = f"stopped by {signal.Signals(stop.signum).name}", 128 + stop.signum
+    else:
+        how, code = "interrupted", 130
     print(
-        f"cfnet {command}: interrupted (a game under way goes on with `cfnet resume`)",
+        f"cfnet {command}: {how} (a game under way goes on with `cfnet resume`)",
         file=sys.stderr,
         flush=True,
     )
-    return 130
+    return code
 
 
 def _failed(command: str, error: Exception) -> int:
@@ -348,17 +402,16 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_host(args: argparse.Namespace) -> int:
     try:
-        name, options = check_host(args)
+        name, options = check_host(args)  # the options first: they are wrong on any terminal
         setup(args)
         home = prepare_home(args.home)
         identity = load_identity(home)
         with seat_logging(args, home):
-            work = host(args, name, options, home, identity, screens_for(args))
-            return asyncio.run(_until_signal("host", work))
+            return run_loop(host(args, name, options, home, identity, screens_for(args)))
     except (LocalProtocolError, RuleOptionError, OSError) as exc:
         return _failed("host", exc)
-    except KeyboardInterrupt:
-        return _interrupted("host")
+    except KeyboardInterrupt as stop:
+        return _interrupted("host", stop)
 
 
 def check_host(args: argparse.Namespace) -> tuple[str, RuleOptions]:
@@ -373,34 +426,13 @@ def check_host(args: argparse.Namespace) -> tuple[str, RuleOptions]:
         raise UsageError(f"--bots {args.bots}: at most {args.seats - 1} at {args.seats} seats")
     if not 1 <= args.timeout <= MAX_TIMEOUT:
         raise UsageError(f"--timeout {args.timeout}: give 1 to {MAX_TIMEOUT} seconds")
+    if args.strategy is None and args.timeout < PERSON_MIN_TIMEOUT:
+        raise UsageError(
+            f"--timeout {args.timeout}: a person plays seat 0 and needs at least "
+            f"{PERSON_MIN_TIMEOUT} s to answer (give --timeout {PERSON_MIN_TIMEOUT} or more; "
+            "shorter only at a table of computer players, with --strategy)"
+        )
     return name, options
-
-
-async def _until_signal(command: str, work: Coroutine[Any, Any, int]) -> int:
-    """Await `work`; SIGTERM or SIGHUP (a kill, a closed terminal) cancels it as Ctrl-C does,
-    so that every `finally` runs, and ends the command with 128 + the signal's number."""
-    task = asyncio.current_task()
-    assert task is not None
-    received: list[int] = []
-
-    def stop(signum: int) -> None:
-        received.append(signum)
-        task.cancel()
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, stop, signum)
-    try:
-        return await work
-    except asyncio.CancelledError:
-        if not received:
-            raise
-        name = signal.Signals(received[0]).name
-        print(f"cfnet {command}: stopped by {name}", file=sys.stderr, flush=True)
-        return 128 + received[0]
-    finally:
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            loop.remove_signal_handler(signum)
 
 
 async def host(
@@ -419,7 +451,7 @@ async def host(
     seat = Seat(args, home, identity, address)
     bots = Children()
     finished = False
-    discovery = Discovery(args.interface)
+    discovery = Discovery(address)  # announced only where the lobby listens (RFC 6762 6.2)
     await discovery.__aenter__()
     lobby = HostLobby(
         identity,
@@ -509,12 +541,27 @@ def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         metavar="HOST:PORT",
         help="join the table at this address directly (where multicast does not reach)",
     )
+    look = JOIN_LOOK if strategy_default is None else BOT_LOOK
     parser.add_argument(
         "--wait",
         type=seconds_type(0, 3600),
-        default=30.0,
+        default=look,
         metavar="SECONDS",
-        help="how long to look for the table on the LAN (default 30)",
+        help=f"how long to look for the table on the LAN (default {look:g})",
+    )
+    parser.add_argument(
+        "--host",
+        type=host_port,
+        default=None,
+        metavar="ADDR:PORT",
+        help="of the tables of that name, the one listed at this address",
+    )
+    parser.add_argument(
+        "--fingerprint",
+        default=None,
+        metavar="KEY",
+        help="of the tables of that name, the one whose host key has this fingerprint "
+        "(or its start, e.g. its first group)",
     )
     add_code_argument(parser)
     add_peer_arguments(parser, strategy_default)
@@ -530,13 +577,11 @@ def run_join(
         home = prepare_home(args.home)
         identity = load_identity(home)
         with seat_logging(args, home):
-            return asyncio.run(
-                join(args, table, home, identity, screens_for(args), entropy=entropy)
-            )
+            return run_loop(join(args, table, home, identity, screens_for(args), entropy=entropy))
     except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
         return _failed(command, exc)
-    except KeyboardInterrupt:
-        return _interrupted(command)
+    except KeyboardInterrupt as stop:
+        return _interrupted(command, stop)
 
 
 async def join(
@@ -567,6 +612,7 @@ async def join(
                     advertised=found,
                     say=tell,
                     on_roster=roster,
+                    min_timeout=_least_timeout(args),
                 ),
                 screens,
                 None,
@@ -574,12 +620,8 @@ async def join(
             )
         else:
             assert name is not None
-            seating = await _seating(
-                _join_by_name(args, name, identity, player, seat, tell, roster),
-                screens,
-                None,
-                identity,
-            )
+            finding = _join_by_name(args, name, home, identity, player, seat, tell, roster)
+            seating = await _seating(finding, screens, None, identity)
     except BaseException:
         if seat.game is not None:
             await seat.game.close()
@@ -588,41 +630,68 @@ async def join(
     return await play(seat.seated(seating), screens)
 
 
+def _least_timeout(args: argparse.Namespace) -> int:
+    """The shortest table timeout this seat accepts: a person needs PERSON_MIN_TIMEOUT."""
+    return PERSON_MIN_TIMEOUT if args.strategy is None else 0
+
+
+def _chosen(args: argparse.Namespace, name: str) -> Callable[[TableInfo], bool]:
+    """Whether a listed table is the one `cfnet join NAME [--host A:P] [--fingerprint K]` names."""
+    key = (args.fingerprint or "").replace("-", "").lower()
+
+    def chosen(table: TableInfo) -> bool:
+        return (
+            table.name == name
+            and (args.host is None or (table.address, table.port) == tuple(args.host))
+            and table.fingerprint.replace("-", "").startswith(key)
+        )
+
+    return chosen
+
+
 async def _join_by_name(
     args: argparse.Namespace,
     name: str,
+    home: Path,
     identity: Identity,
     player: str,
     seat: Seat,
     say: Callable[[str], None],
     on_roster: OnRoster | None,
 ) -> Seating:
-    """Find the table by mDNS and join it; a listed table that cannot be reached (a stale
-    record, or another table of that name) is skipped while others are looked for."""
+    """Find the table by mDNS (for --wait s) and join it. Tables of that name with different
+    host keys are not guessed between: LobbyError lists them (choose with --host or
+    --fingerprint). A listing that does not answer as a table (a stale record, a fake) is
+    skipped while others are looked for."""
     until = time.monotonic() + args.wait
-    tried: set[tuple[bytes, str, int]] = set()
+    tried: dict[tuple[bytes, str, int], str] = {}  # listing -> why it failed
+    chosen = _chosen(args, name)
+
+    def joinable(table: TableInfo) -> bool:
+        listing = (table.table_id, table.address, table.port)
+        return chosen(table) and table.free > 0 and table.refusal is None and listing not in tried
+
     async with Discovery(args.interface) as discovery:
         browser = discovery.browse()
         say(f"looking for table {name!r} on the LAN...")
         while True:
             try:
-                info = await browser.wait_for(
-                    lambda t: (
-                        t.name == name
-                        and t.free > 0
-                        and (t.table_id, t.address, t.port) not in tried
-                    ),
-                    max(0.0, until - time.monotonic()),
-                )
+                await browser.wait_for(joinable, max(0.0, until - time.monotonic()))
             except TimeoutError:
-                raise LobbyError(
-                    f"no table {name!r} with a free seat could be joined within {args.wait:g} s"
-                ) from None
-            tried.add((info.table_id, info.address, info.port))
-            say(
-                f"found table {name!r} at {info.address}:{info.port}, "
-                f"host {info.host} ({info.fingerprint})"
+                seen = browser.tables.values()
+                raise LobbyError(_not_found(args, name, home, seen, tried)) from None
+            if len(tried) == 0:  # namesakes may still be resolving: give them a moment
+                await asyncio.sleep(min(SAME_NAME_SETTLE, max(0.0, until - time.monotonic())))
+            candidates = sorted(
+                (t for t in browser.tables.values() if joinable(t)),
+                key=lambda t: (t.address, t.port),
             )
+            if len({t.fingerprint for t in candidates}) > 1:
+                raise LobbyError(_namesakes(name, candidates))
+            if not candidates:  # withdrawn meanwhile
+                continue
+            info = candidates[0]
+            say(f"found table {name!r} at {info.where}, timeout {info.timeout_text}")
             try:
                 return await join_table(
                     identity,
@@ -634,9 +703,50 @@ async def _join_by_name(
                     advertised=info,
                     say=say,
                     on_roster=on_roster,
+                    min_timeout=_least_timeout(args),
                 )
             except Unreachable as exc:
+                tried[(info.table_id, info.address, info.port)] = str(exc)
                 say(f"{exc}; looking further")
+
+
+def _namesakes(name: str, tables: list[TableInfo]) -> str:
+    """Why `cfnet join NAME` does not choose between `tables` of that name, and how to."""
+    listed = "; ".join(table.where for table in tables)
+    return (
+        f"{len(tables)} tables are named {name!r}: {listed}; choose one with --host ADDR:PORT "
+        "or --fingerprint KEY (a listing is not proof: the host's key is checked when you join)"
+    )
+
+
+def _not_found(
+    args: argparse.Namespace,
+    name: str,
+    home: Path,
+    seen: Iterable[TableInfo],
+    tried: Mapping[tuple[bytes, str, int], str],
+) -> str:
+    """Why no table `name` could be joined within --wait s, and what to do instead."""
+    seen = sorted(seen, key=lambda t: (t.name.casefold(), t.address, t.port))
+    chosen = _chosen(args, name)
+    named = [t for t in seen if chosen(t)]
+    looked = f"within {args.wait:g} s (--wait SECONDS looks longer)"
+    if any(m.name == name for m in list_tables(home)):
+        return (
+            f"table {name!r} is not open on the LAN, but it is an unfinished game of yours: "
+            f"`cfnet resume --table {name}` takes you back to it"
+        )
+    if tried:
+        return f"no table {name!r} could be joined {looked}: " + "; ".join(tried.values())
+    if named:
+        table = named[0]
+        if table.refusal is not None:
+            return table.refusal
+        return f"table {name!r} is full ({table.taken}/{table.seats} seats taken): host one"
+    others = ", ".join(f"{t.name!r} ({t.address}:{t.port})" for t in seen)
+    which = " at that --host or --fingerprint" if any(t.name == name for t in seen) else ""
+    listed = f"tables seen: {others}" if others else "no table is seen at all"
+    return f"no table {name!r}{which} is seen on the LAN {looked}; {listed}"
 
 
 # ---------------------------------------------------------------------- resume
@@ -661,23 +771,45 @@ def run_resume(args: argparse.Namespace) -> int:
             args.strategy = meta.strategy
         setup(args)
         with seat_logging(args, home):
-            return asyncio.run(_resume(args, home, identity, meta))
+            return run_loop(_resume(args, home, identity, meta))
     except (LocalProtocolError, PeerProtocolError, OSError) as exc:
         return _failed("resume", exc)
-    except KeyboardInterrupt:
-        return _interrupted("resume")
+    except KeyboardInterrupt as stop:
+        return _interrupted("resume", stop)
 
 
 def _pick_table(home: Path, wanted: str | None) -> TableMeta:
-    tables = list_tables(home)
-    if wanted is not None:
-        tables = [m for m in tables if m.name == wanted or m.table_id.hex().startswith(wanted)]
-    if len(tables) != 1:
-        listed = ", ".join(f"{m.name} ({m.table_id.hex()[:12]})" for m in tables) or "none"
+    """The unfinished table `wanted` (a name or the start of an id; None: the only one) in
+    `home`; LocalProtocolError saying whether it is finished, unknown or ambiguous."""
+
+    def matches(meta: TableMeta) -> bool:
+        return wanted is None or meta.name == wanted or meta.table_id.hex().startswith(wanted)
+
+    every = list_tables(home, include_finished=True)
+    unfinished = [m for m in every if not m.finished]
+    tables = [m for m in unfinished if matches(m)]
+    if len(tables) == 1:
+        return tables[0]
+    if tables:
+        match = f"match {wanted!r}" if wanted else "are kept"
         raise LocalProtocolError(
-            f"{len(tables)} unfinished tables match in {home}: {listed}; name one with --table"
+            f"{len(tables)} unfinished tables {match} in {home}: {_tables(tables)}; "
+            "name one with --table NAME|ID"
         )
-    return tables[0]
+    if wanted is None:
+        raise LocalProtocolError(f"no unfinished table in {home}: nothing to resume")
+    others = f"unfinished: {_tables(unfinished)}" if unfinished else "no table is unfinished"
+    finished = [m for m in every if matches(m)]
+    if finished:
+        log_path = table_dir(home, finished[0].table_id) / LOG_FILE
+        raise LocalProtocolError(
+            f"table {wanted!r} is finished: nothing to resume (its log: {log_path}); {others}"
+        )
+    raise LocalProtocolError(f"no table {wanted!r} in {home}; {others}")
+
+
+def _tables(tables: list[TableMeta]) -> str:
+    return ", ".join(f"{m.name} ({m.table_id.hex()[:12]})" for m in tables)
 
 
 async def _resume(args: argparse.Namespace, home: Path, identity: Identity, meta: TableMeta) -> int:

@@ -1,0 +1,242 @@
+"""Finding a table by name with real `cfnet` processes on 127.0.0.1: a mistyped name, an
+unfinished game of yours, several tables of one name (fakes at a silent port among them), the
+table's timeout and its floor for a person's seat; `cfnet resume --table` on a finished or
+unknown table."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from lan_helpers import CFNET, LOOPBACK, Peer, unique, wait_until
+
+from cfnet.identity import Identity
+from cfnet.net.discovery import Discovery, TableInfo
+from cfnet.net.lobby import PERSON_MIN_TIMEOUT, HostLobby, LobbyError, join_table
+from cfnet.rules import RuleOptions
+from cfnet.store import TableMeta, TableStore, prepare_home
+
+HOST = Identity.from_seed(b"\x09" * 32)
+GUEST = Identity.from_seed(b"\x0a" * 32)
+
+
+def cfnet(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CFNET, *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+
+
+def join(home: Path, name: str, *more: str) -> subprocess.CompletedProcess[str]:
+    """`cfnet join NAME` by a computer seat (no terminal needed) on 127.0.0.1."""
+    return cfnet(
+        "join", name, "--strategy", "greedy", "--interface", LOOPBACK, "--home", str(home), *more
+    )
+
+
+@contextlib.contextmanager
+def silent_port(below: int = 0) -> Iterator[int]:
+    """A TCP port on 127.0.0.1 (below port `below`, if given) that accepts connections and
+    never says a word."""
+    with socket.socket() as sock:
+        for port in range(below - 1, 1024, -1) if below else [0]:
+            with contextlib.suppress(OSError):
+                sock.bind((LOOPBACK, port))
+                break
+        sock.listen(64)
+        yield sock.getsockname()[1]
+
+
+@contextlib.asynccontextmanager
+async def fakes(name: str, port: int, fingerprints: list[str]) -> AsyncIterator[None]:
+    """Tables named `name` advertised on 127.0.0.1 with these host fingerprints, all at
+    `port`, until the block ends."""
+    async with Discovery(LOOPBACK) as discovery:
+        for fp in fingerprints:
+            fake = TableInfo(
+                name, os.urandom(16), "alice", fp, RuleOptions(rounds=1), 2, 1, False,
+                port=port, timeout=60,
+            )  # fmt: skip
+            await discovery.advertise(fake, [LOOPBACK])
+        yield
+
+
+async def _seen(name: str, count: int) -> None:
+    """Wait until `count` tables named `name` are listed on 127.0.0.1."""
+    async with Discovery(LOOPBACK) as looking:
+        browser = looking.browse()
+        async with asyncio.timeout(30):
+            while sum(t.name == name for t in browser.tables.values()) < count:
+                await asyncio.sleep(0.05)
+
+
+def other_fingerprints(count: int) -> list[str]:
+    return [Identity.generate().fingerprint for _ in range(count)]
+
+
+# ---------------------------------------------------------------- names not seen
+
+
+def test_a_mistyped_name_is_told_after_a_short_look_with_the_tables_seen(tmp_path: Path) -> None:
+    real = unique("real")
+
+    async def run() -> subprocess.CompletedProcess[str]:
+        with silent_port() as port:
+            async with fakes(real, port, other_fingerprints(1)):
+                await _seen(real, 1)
+                return await asyncio.to_thread(join, tmp_path, real + "x")
+
+    started = time.monotonic()
+    done = asyncio.run(run())
+    print(f"a mistyped name is told after {time.monotonic() - started:.1f} s")
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert f"no table {real + 'x'!r} is seen on the LAN within 5 s" in line
+    assert "--wait SECONDS looks longer" in line
+    assert "tables seen: " in line and f"{real!r} ({LOOPBACK}:" in line
+
+
+def test_joining_an_unfinished_table_of_yours_points_to_resume(tmp_path: Path) -> None:
+    home = prepare_home(tmp_path / "home")
+    name = unique("t4")
+    meta = TableMeta(os.urandom(16), name, 1, 2, RuleOptions(rounds=1))
+    TableStore.create(home, meta).close()
+    done = join(home, name)
+    assert done.returncode == 1
+    assert f"`cfnet resume --table {name}` takes you back to it" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_resume_says_whether_a_table_is_finished_or_unknown(tmp_path: Path) -> None:
+    home = prepare_home(tmp_path / "home")
+    for name, done in (("t1", True), ("t2", False)):
+        meta = TableMeta(os.urandom(16), name, 1, 2, RuleOptions(rounds=1), finished=done)
+        TableStore.create(home, meta).close()
+    args = ("--strategy", "greedy", "--interface", LOOPBACK, "--home", str(home))
+    finished = cfnet("resume", "--table", "t1", *args)
+    assert finished.returncode == 1
+    assert "table 't1' is finished: nothing to resume (its log: " in finished.stderr
+    assert "unfinished: t2 (" in finished.stderr
+    unknown = cfnet("resume", "--table", "zzz", *args)
+    assert unknown.returncode == 1
+    assert f"no table 'zzz' in {home}; unfinished: t2 (" in unknown.stderr
+
+
+# ---------------------------------------------------------------- tables of the same name
+
+
+def test_several_tables_of_one_name_are_listed_for_the_person_to_choose(tmp_path: Path) -> None:
+    name = unique("friday")
+
+    async def run() -> subprocess.CompletedProcess[str]:
+        with silent_port() as port:
+            async with fakes(name, port, other_fingerprints(3)):
+                await _seen(name, 3)
+                return await asyncio.to_thread(join, tmp_path, name)
+
+    done = asyncio.run(run())
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert re.search(rf"\d tables are named {name!r}: {LOOPBACK}:\d+ \(host alice, key ", line)
+    assert "choose one with --host ADDR:PORT or --fingerprint KEY" in line
+
+
+FINGERPRINT = re.compile(r"\(([a-z2-7]{4}(?:-[a-z2-7]{4}){3})\)")
+
+
+@pytest.mark.parametrize("choose", ["--fingerprint", "--host", "same key"])
+def test_twenty_fakes_of_the_name_at_a_silent_port_do_not_stop_a_join(
+    tmp_path: Path, choose: str
+) -> None:
+    """Fakes advertise the real table's name (and, for "same key", its host key); the person
+    chooses the real one by key or address, or cfnet tries each listing, a handshake that
+    times out counting as unreachable."""
+    name = unique("friday")
+    host = Peer(
+        tmp_path / "host",
+        ["host", "--name", name, "--seats", "2", "--rule", "rounds=1", "--timeout", "20",
+         "--interface", LOOPBACK, "--strategy", "greedy"],
+    )  # fmt: skip
+    host.start()
+    try:
+        wait_until(lambda: "open on" in host.output(), what="the table to open")
+        key = FINGERPRINT.search(host.output().split("open on")[1])
+        assert key is not None
+        port = re.findall(rf"open on {LOOPBACK}:(\d+)", host.output())[0]
+        count = 2 if choose == "same key" else 20
+        keys = [key[1]] * count if choose == "same key" else other_fingerprints(count)
+        more = {
+            "--fingerprint": ["--fingerprint", key[1][:4]],
+            "--host": ["--host", f"{LOOPBACK}:{port}"],
+            "same key": ["--wait", "60"],
+        }[choose]
+
+        async def run() -> subprocess.CompletedProcess[str]:
+            with silent_port(below=int(port)) as silent:  # listed before the real table
+                async with fakes(name, silent, keys):
+                    await _seen(name, 1 + count)
+                    return await asyncio.to_thread(join, tmp_path / "guest", name, *more)
+
+        done = asyncio.run(run())
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert host.wait() == 0, host.output()
+    finally:
+        host.kill()
+    if choose == "same key":  # each fake was tried (and timed out) before the real table
+        assert done.stdout.count("; looking further") == count, done.stdout
+
+
+# ---------------------------------------------------------------- the table's timeout
+
+
+def test_a_person_may_not_host_a_table_with_a_timeout_below_the_floor(tmp_path: Path) -> None:
+    done = cfnet("host", "--name", "quick", "--timeout", "2", "--home", str(tmp_path))
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"cfnet host: --timeout 2: a person plays seat 0 and needs at least {PERSON_MIN_TIMEOUT}"
+        f" s to answer (give --timeout {PERSON_MIN_TIMEOUT} or more; shorter only at a table "
+        "of computer players, with --strategy)"
+    ]
+
+
+async def _a_person_joins_a_quick_table(advertised: bool) -> LobbyError:
+    """A person's seat (min_timeout = the floor) tries a table whose timeout is 5 s, found by
+    mDNS (the TXT `timeout`) or dialled directly (the lobby's `seats` message)."""
+
+    async def prepare(genesis: bytes, seat: int) -> int:
+        raise AssertionError("the person never takes a seat")
+
+    async with Discovery(LOOPBACK) as hosting, Discovery(LOOPBACK) as looking:
+        lobby = HostLobby(
+            HOST, hosting, name=unique("quick"), player="bot", seats=2, options=RuleOptions(),
+            timeout=5, code=None, interface=LOOPBACK, say=lambda text: None,
+        )  # fmt: skip
+        port = await lobby.open()
+        browser = looking.browse()
+        try:
+            found = await browser.wait_for(lambda t: t.table_id == lobby.table_id, 30)
+            assert found.timeout == 5 and found.timeout_text == "5 s"
+            with pytest.raises(LobbyError) as refused:
+                await join_table(
+                    GUEST, "person", LOOPBACK, port, prepare, say=lambda text: None,
+                    advertised=found if advertised else None, min_timeout=PERSON_MIN_TIMEOUT,
+                )  # fmt: skip
+        finally:
+            await lobby.close()
+    return refused.value
+
+
+@pytest.mark.parametrize("advertised", [True, False], ids=["found by mDNS", "--connect"])
+def test_a_persons_seat_refuses_a_table_whose_timeout_is_below_the_floor(advertised: bool) -> None:
+    error = asyncio.run(_a_person_joins_a_quick_table(advertised))
+    assert str(error).startswith(
+        f"the table gives each seat only 5 s to answer: a person's seat needs at least "
+        f"{PERSON_MIN_TIMEOUT} s"
+    )
