@@ -140,7 +140,6 @@ class Timeline:
         return self._hands[number], self._drawn[number]
 
 
-
 def read_timeline(f: BinaryIO, name: str) -> Timeline:
     """The timeline of the log file open in `f`, read as `cfnet verify` reads it (a damaged
     record ends it); LogFileError or PeerProtocolError if it holds no readable table."""

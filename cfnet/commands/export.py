@@ -46,6 +46,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"cfnet export: {error}", file=sys.stderr)
         return 1
     except PeerProtocolError as error:
-        print(f"cfnet export: {path}: entry 0 is not a valid table: {error.reason}", file=sys.stderr)
+        print(f"cfnet export: entry 0 is not a valid table: {error.reason}", file=sys.stderr)
         return 1
     return 0
