@@ -153,7 +153,10 @@ class Viewer:
             [
                 status,
                 text(self._players),
-                Window(Pane(self._main_lines, self._clamp), height=Dimension(min=3, weight=1)),
+                Window(
+                    Pane(self._main_lines, self._clamp, "↑↓"), height=Dimension(min=3, weight=1)
+                ),
+                text(self._banner),
                 text(self._rule),
                 Window(FormattedTextControl(self._moves), height=MOVE_ROWS),
                 text(self._footer),
@@ -207,30 +210,31 @@ class Viewer:
         position = self.position
         if position is None:
             return [[("", "No round has been dealt yet.")]]
-        lines = [_board_line(row) for row in render_board(position.public).splitlines()]
-        if position.public.is_over:
+        lines = [*self._hand_lines(position), []] if self.show_hands else []
+        lines += [_board_line(row) for row in render_board(position.public).splitlines()]
+        scored = self.timeline.revealed.get(position.round_number)
+        if position.public.is_over and scored is not None:
+            games = [r for r in self.timeline.rounds if r.round_number <= position.round_number]
+            rows = [(r.round_number, r.scores) for r in games]
             lines.append([])
-            lines += [[("class:banner", row)] for row in self._round_end(position)]
-        if self.show_hands:
-            lines.append([])
-            lines += self._hand_lines(position)
+            lines += [[("", row)] for row in score_table(self.timeline.names, rows, scored.totals)]
         return lines
 
-    def _round_end(self, position: Position) -> list[str]:
+    def _banner(self) -> Line:
+        """How the round ended, or who is to play and what the board needs."""
+        position = self.position
+        if position is None:
+            return []
         public = position.public
-        assert public.end_reason is not None
-        rows = [
-            f"Round {position.round_number} over: "
-            f"{describe_end(public.end_reason, public.went_out, self.timeline.names)}."
-        ]
-        scored = self.timeline.revealed.get(position.round_number)
-        if scored is None:
-            return [*rows, "The hands are not revealed yet."]
-        games = [r for r in self.timeline.rounds if r.round_number <= position.round_number]
-        table = score_table(
-            self.timeline.names, [(r.round_number, r.scores) for r in games], scored.totals
-        )
-        return rows + table
+        names = self.timeline.names
+        if public.end_reason is not None:
+            end = describe_end(public.end_reason, public.went_out, names)
+            hidden = position.round_number not in self.timeline.revealed
+            more = " The hands are not revealed yet." if hidden else ""
+            text = f"Round {position.round_number} over: {end}.{more}"
+        else:
+            text = f"{names[public.turn]} to play; {public.requirement()}."
+        return [("class:banner", textwrap.fill(text, WIDTH))]
 
     def _hand_lines(self, position: Position) -> list[Line]:
         hands = self.timeline.hands(position)
@@ -273,6 +277,7 @@ class Viewer:
             self._status_bar(),
             self._players(),
             [t for row in self._main_lines() for t in [*row, ("", "\n")]],
+            self._banner(),
             self._moves(),
             self._footer(),
         ]
