@@ -217,7 +217,7 @@ def _replay(args: argparse.Namespace) -> int:
                         flush(event)
                         if stopped():
                             return 0
-                        _print_scored(event, names, table)
+                        print_scored(event, names, table)
                     elif isinstance(event, GameOver):
                         winners = " and ".join(names[s] for s in event.winners)
                         points = event.totals[event.winners[0]]
@@ -239,7 +239,7 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_scored(scored: RoundScored, names: list[str], table: Table) -> None:
+def print_scored(scored: RoundScored, names: list[str], table: Table) -> None:
     """A round's end: how it ended, the hands as revealed, and the scores so far."""
     from cfnet.render import render_hand, score_table
 

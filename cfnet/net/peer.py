@@ -330,6 +330,11 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--port", type=int, default=0, help="TCP port of the lobby (default: any)")
     parser.add_argument(
+        "--no-watchers",
+        action="store_true",
+        help="refuse spectators (by default anyone who may join may watch: `cfnet watch`)",
+    )
+    parser.add_argument(
         "--timeout",
         type=int,
         default=DEFAULT_TIMEOUT,
@@ -394,6 +399,7 @@ async def host(
         port=args.port,
         say=say if screens is None else screens.say,
         on_roster=None if screens is None else screens.roster,
+        watchers=not vars(args).get("no_watchers", False),
     )
     try:
         try:
@@ -407,9 +413,16 @@ async def host(
         except BaseException:
             await _leave_lobby(lobby, discovery)
             raise
-        leaving = asyncio.create_task(_leave_lobby(lobby, discovery))  # while the game starts
-        code = await play(seat.seated(seating), screens)
-        await leaving
+        game = seat.seated(seating)
+        if lobby.watchers.enabled:  # the lobby stays open for watchers until the end
+            game.watchers = lobby.watchers
+            lobby.watchers.feed(game.store)
+            code = await play(game, screens)
+            await _leave_lobby(lobby, discovery)
+        else:
+            leaving = asyncio.create_task(_leave_lobby(lobby, discovery))  # while it starts
+            code = await play(game, screens)
+            await leaving
     finally:
         code_bots = await asyncio.to_thread(_wait_bots, bots)
     return code or code_bots
