@@ -9,15 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from cfnet.identity import Identity
-from cfnet.log import decode_entry, sign_entry
-from cfnet.net.handshake import Handshake
-from cfnet.net.link import Link, LinkClosed
-from cfnet.net.watch import NO_WATCHERS
-from cfnet.render import render_board
-from cfnet.spectate import LogFollower
-from cfnet.timeline import read_timeline
 from lan_helpers import (
     CFNET,
     LOOPBACK,
@@ -29,6 +20,15 @@ from lan_helpers import (
     wait_all,
     wait_until,
 )
+
+from cfnet.identity import Identity
+from cfnet.log import decode_entry, sign_entry
+from cfnet.net.handshake import Handshake
+from cfnet.net.link import Link, LinkClosed
+from cfnet.net.watch import NO_WATCHERS
+from cfnet.render import render_board
+from cfnet.spectate import LogFollower
+from cfnet.timeline import read_timeline
 
 
 def lobby_port(host: Peer) -> int:
