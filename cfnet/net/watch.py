@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnet.identity import Identity, fingerprint
+from cfnet.log import MalformedEntry, decode_entry
 from cfnet.net.discovery import TableInfo
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import Handshake
@@ -218,13 +219,46 @@ async def watch_table(
                 f"the table advertised {advertised.fingerprint}"
             )
         await link.send({"t": "watch", "name": name})
-        shown: list[str] = []
+        return await _follow(link, result.table_id, on_entry, say, ping_interval, idle_timeout)
+    except LinkClosed as exc:
+        raise LobbyError(f"the table closed our link: {exc.reason}") from None
+    except LobbyError as exc:
+        await link.close(str(exc))
+        raise
+    finally:
+        await link.close("leaving")
+
+
+async def _follow(
+    link: Link,
+    table_id: bytes,
+    on_entry: Callable[[bytes], None],
+    say: Say,
+    ping_interval: float,
+    idle_timeout: float,
+) -> bytes:
+    """Read the host's messages until `done`. Entries are checked in a task of their own, so
+    that reading (and our pings) keep up with the host however long the checks take."""
+    wires: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def check() -> None:
+        first = True
+        while (wire := await wires.get()) is not None:
+            if first and _table_of(wire) != table_id:
+                raise LobbyError("the host sent the chain of another table than its own")
+            first = False
+            on_entry(wire)
+            await asyncio.sleep(0)  # let the reader and the pings run between entries
+
+    checker = asyncio.create_task(check())
+    shown: list[str] = []
+    try:
         async with link.pinging(ping_interval):
-            while True:
+            while not checker.done():
                 message = await _receive(link, idle_timeout, "the host")
                 kind = message["t"]
                 if kind == "entry" and isinstance(message.get("wire"), bytes):
-                    on_entry(message["wire"])
+                    wires.put_nowait(message["wire"])
                 elif kind == "seats":
                     roster = _roster_of(message)
                     lines = _roster(roster.names, roster.seats, message.get("watching"))
@@ -233,13 +267,20 @@ async def watch_table(
                         for line in lines:
                             say(line)
                 elif kind == "done":
-                    return result.table_id
+                    wires.put_nowait(None)
+                    break
                 else:
                     raise LobbyError(f"unexpected message {kind!r} to a watcher")
-    except LinkClosed as exc:
-        raise LobbyError(f"the table closed our link: {exc.reason}") from None
-    except LobbyError as exc:
-        await link.close(str(exc))
-        raise
+        await checker  # raises what the checks found, if anything
+        return table_id
     finally:
-        await link.close("leaving")
+        checker.cancel()
+        await asyncio.gather(checker, return_exceptions=True)
+
+
+def _table_of(wire: bytes) -> bytes:
+    """The table id of an entry's wire bytes (b"" if it is malformed)."""
+    try:
+        return decode_entry(wire).table_id
+    except MalformedEntry:
+        return b""
