@@ -12,9 +12,15 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import Coroutine
     from pathlib import Path
+    from typing import Any
+
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
 
     from cfnet.identity import Identity
+    from cfnet.net.discovery import TableInfo
     from cfnet.spectate import Spectator
 
 HELP = "Watch a table's game live, read-only (by name, --connect HOST:PORT, or --follow FILE)."
@@ -85,7 +91,6 @@ def _say(text: str) -> None:
 
 async def _watch(args: argparse.Namespace, identity: Identity | None, screen: bool) -> int:
     """Watch to the end (plain lines), or in the viewer until the person leaves."""
-    import asyncio
     from pathlib import Path
 
     from cfnet.spectate import Spectator
@@ -101,16 +106,59 @@ async def _watch(args: argparse.Namespace, identity: Identity | None, screen: bo
         _say("\n".join(spectator.final_lines()))
         timeline = spectator.timeline
         return 0 if timeline is not None and timeline.verdict().ok else 1
+    return await view_live(spectator, source)
+
+
+async def watch_found(
+    identity: Identity,
+    name: str,
+    found: TableInfo,
+    code: str | None,
+    spectator: Spectator,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """Watch the table a browser `found` into `spectator`, in the viewer (the table
+    browser's "watch")."""
+    from cfnet.net.watch import watch_table
+
+    source = watch_table(
+        identity,
+        name,
+        found.address,
+        found.port,
+        spectator.take,
+        code=code,
+        advertised=found,
+        say=lambda _: None,
+    )
+    return await view_live(spectator, source, input, output)
+
+
+async def view_live(
+    spectator: Spectator,
+    source: Coroutine[Any, Any, object],
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """Run `source` (which feeds `spectator`) and show the game in the viewer, following it
+    live, once the table entry has come; until the person leaves."""
+    import asyncio
+
     task = asyncio.create_task(source)
     try:
-        return await _view(spectator, task)
+        return await _view(spectator, task, input, output)
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
 
 
-async def _view(spectator: Spectator, task: asyncio.Task[None]) -> int:
-    """The viewer, following the game live, once the table entry has come."""
+async def _view(
+    spectator: Spectator,
+    task: asyncio.Task[object],
+    input: Input | None,
+    output: Output | None,
+) -> int:
     import asyncio
 
     from cfnet.commands.replay import verdict_line
@@ -122,10 +170,12 @@ async def _view(spectator: Spectator, task: asyncio.Task[None]) -> int:
         await task  # raises what stopped it
         raise OSError("the game ended before its table entry came")
     timeline = spectator.timeline
-    viewer = Viewer(timeline, f"watching {timeline.table.name!r}", follow=True)
+    viewer = Viewer(
+        timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
+    )
     viewer.status = "live: every entry is checked as it comes"
 
-    def ended(done: asyncio.Task[None]) -> None:
+    def ended(done: asyncio.Task[object]) -> None:
         error = None if done.cancelled() else done.exception()
         viewer.status = verdict_line(timeline) if error is None else f"link lost: {error}"
         viewer.app.invalidate()
