@@ -187,3 +187,58 @@ def test_watch_needs_one_source(args: list[str]) -> None:
     from cfnet.cli import main
 
     assert main(["watch", *args]) == 2
+
+
+def test_the_lobby_shows_how_many_are_watching() -> None:
+    from cfnet.net.lobby import HostLobby, LobbyError, join_table
+    from cfnet.net.watch import MAX_WATCHERS, watch_table
+    from cfnet.rules import RuleOptions
+
+    host, guest = Identity.generate(), Identity.generate()
+    said: list[str] = []
+    guest_said: list[str] = []
+    watcher_said: list[str] = []
+
+    async def prepare(genesis: bytes, seat: int) -> int:
+        return 40000 + seat
+
+    def quiet(_: object) -> None:
+        """Nothing to do."""
+
+    async def until(condition: object, what: str) -> None:
+        assert callable(condition)
+        async with asyncio.timeout(30):
+            while not condition():
+                await asyncio.sleep(0.01)
+
+    async def scenario() -> str:
+        lobby = HostLobby(
+            host, None, name="Kitchen", player="host", seats=3, options=RuleOptions(rounds=1),
+            timeout=20, code=None, interface=LOOPBACK, say=said.append,
+        )  # fmt: skip
+        port = await lobby.open()
+        says = [watcher_said.append] + [quiet] * (MAX_WATCHERS - 1)
+        watchers = [
+            asyncio.create_task(
+                watch_table(Identity.generate(), "eve", LOOPBACK, port, quiet, say=say)
+            )
+            for say in says
+        ]
+        await until(lambda: f"({MAX_WATCHERS} watching)" in "\n".join(said), "every watcher")
+        joining = asyncio.create_task(
+            join_table(guest, "guest", LOOPBACK, port, prepare, say=guest_said.append)
+        )
+        await until(lambda: f"  watching: {MAX_WATCHERS}" in guest_said, "the joiner's roster")
+        await until(lambda: "  seat 1: guest" in "\n".join(watcher_said), "the watcher's roster")
+        try:
+            await watch_table(Identity.generate(), "late", LOOPBACK, port, quiet)
+        except LobbyError as error:
+            refused = str(error)
+        for task in [*watchers, joining]:
+            task.cancel()
+        await asyncio.gather(*watchers, joining, return_exceptions=True)
+        await lobby.close()
+        return refused
+
+    refused = asyncio.run(scenario())
+    assert f"the table has its {MAX_WATCHERS} watchers" in refused
