@@ -218,6 +218,11 @@ class Viewer:
             rows = [(r.round_number, r.scores) for r in games]
             lines.append([])
             lines += [[("", row)] for row in score_table(self.timeline.names, rows, scored.totals)]
+            lines.append([("class:title", "Hands as revealed (kept at the end):")])
+            names = self.timeline.names
+            for name, left, points in zip(names, scored.left, scored.scores, strict=True):
+                kept = render_hand(left).replace("\n", " ")
+                lines.append([("", f"  {name[:12]:<12} {points:>3} pts  {kept}")])
         return lines
 
     def _banner(self) -> Line:

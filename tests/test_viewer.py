@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -70,6 +71,10 @@ def test_stepping_across_a_round_boundary(timeline: Timeline) -> None:
         text = viewer.text()
         assert "round 1/2" in text and "Round 1 over:" in text
         assert "total" in text  # round 1's scores
+        scored = timeline.rounds[0]
+        assert "Hands as revealed" in text
+        for name, points in zip(timeline.names, scored.scores, strict=True):
+            assert re.search(rf"{name} +{points} pts", text), text  # each hand kept
         keys.send_text(RIGHT + RIGHT)
         await until(viewer, lambda: viewer.cursor == second + 1, "round 2's first move")
         first = timeline.describe(timeline.positions[second + 1])
