@@ -99,3 +99,35 @@ def test_import_check_refuses_what_is_not_a_record(
     assert "'rules' is [], not of the documented type" in capsys.readouterr().err
     path.write_text("not json")
     assert main(["import-check", str(path)]) == 1
+
+
+def test_a_round_cut_short_keeps_its_secrets(tmp_path: Path) -> None:
+    """A round that ends with an abort is never revealed: no hands, no yard, no drawn tile."""
+    from cheaters import Cheater, run
+
+    from cfnet.logfile import write_log
+
+    played: list[dict[str, Any]] = []
+
+    def rewrite(c: Cheater, kind: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        if kind != "play":
+            return None
+        if not played:
+            played.append(dict(body))
+            return None
+        return kind, {**played[0], "end": body["end"]}  # a tile already on the board
+
+    network, _ = run(2, 7, 1, rewrite)
+    log = tmp_path / "aborted.cflog"
+    write_log(log, network.tables[0].entries)
+    out = tmp_path / "aborted.json"
+    assert main(["export", str(log), "--output", str(out)]) == 0
+    record = json.loads(out.read_text())
+    jsonschema.validate(record, SCHEMA, cls=jsonschema.Draft202012Validator)
+    (cut,) = record["rounds"]
+    assert not cut["revealed"] and cut["moves"]
+    assert cut["dealt"] is None and cut["yard"] is None and cut["left"] is None
+    assert all(m["tile"] is None for m in cut["moves"] if m["type"] == "draw")
+    assert not record["valid"] and not record["finished"] and record["winners"] == []
+    assert "seat 1" in record["problem"]
+    assert list(check_record(record)) == []
