@@ -174,7 +174,18 @@ def test_the_follower_starts_again_where_a_file_is_rewritten(tmp_path: Path) -> 
     assert first == whole[: len(first)]
     cut.write_bytes(data)
     assert part.poll() == whole[len(first) :]
-    # a rewrite: the tail replaced by other entries (here: those of another game)
+    # a rewrite as after an abort: the file cut back to entry k, then another entry k
+    from cfnet.logfile import write_log
+
+    k = len(whole) // 2
+    other_k = sign_entry(Identity.generate(), whole[0].table_id, k, whole[k - 1].hash, 0,
+                         "abort", {"round": 1})  # fmt: skip
+    write_log(cut, whole[:k])
+    assert part.poll() == []  # cut back: nothing new yet
+    write_log(cut, [*whole[:k], other_k])
+    assert part.poll() == [other_k]
+    assert part.entries == [*whole[:k], other_k]
+    # a rewrite from the start: the file replaced by other entries (another game's)
     other = tmp_path / "other.cflog"
     assert main(["selfplay", "--protocol", "--players", "2", "--seed", "9", "--rule",
                  "rounds=1", "--log", str(other)]) == 0  # fmt: skip
