@@ -143,3 +143,38 @@ def test_a_pipe_and_plain_print_todays_text(log: Path, capsys: pytest.CaptureFix
     text = capsys.readouterr().out
     assert text.startswith("table 'selfplay'")
     assert "game over:" in text
+
+
+def test_live_the_viewer_follows_the_newest_move_until_stepped_back(log: Path) -> None:
+    from cfnet.logfile import read_log
+
+    entries = read_log(log)
+    growing = Timeline(entries[0].wire)
+    rest = iter(entries[1:])
+
+    def feed(count: int) -> None:
+        for _, entry in zip(range(count), rest, strict=False):
+            growing.take(entry)
+
+    async def main() -> None:
+        with create_pipe_input() as keys:
+            viewer = Viewer(growing, "live", follow=True, input=keys, output=DummyOutput())
+            running = asyncio.create_task(viewer.run())
+            assert "waiting for the first deal" in viewer.text()
+            feed(60)
+            await until(viewer, lambda: len(growing.positions) > 3, "some moves")
+            assert viewer.position == growing.positions[-1] and "· live" in viewer.text()
+            keys.send_text(LEFT)
+            await until(viewer, lambda: not viewer.follow, "stepping back")
+            held = viewer.cursor
+            feed(20)
+            assert viewer.position == growing.positions[held]  # it stays where it was put
+            keys.send_text(END)
+            await until(viewer, lambda: viewer.follow, "following again")
+            feed(len(entries))
+            assert viewer.position == growing.positions[-1]
+            assert "Round 2 over:" in viewer.text()
+            keys.send_text("q")
+            assert await asyncio.wait_for(running, 30) == 0
+
+    asyncio.run(main())
