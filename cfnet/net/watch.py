@@ -43,6 +43,7 @@ log = logging.getLogger("cfnet.net")
 MAX_WATCHERS = 8  # per table: each holds a connection to the host
 MAX_WATCH_QUEUE = 4096  # frames queued for one watcher before it is dropped as too slow
 NO_WATCHERS = "this table takes no watchers"
+FINISH_GRACE = 5.0  # at the end, how long the host waits for its frames to reach the watchers
 
 
 @dataclass(eq=False)
@@ -96,12 +97,13 @@ class Watchers:
 
     async def finish(self) -> None:
         """The game is over: say `done` after what is queued, close every watcher's link."""
-        done = encode_frame({"t": "done"})
-        self._send_all(done)
-        for watcher in list(self._watchers):
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(5.0):
+        self._send_all(encode_frame({"t": "done"}))
+        watchers = list(self._watchers)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(FINISH_GRACE):  # one deadline for all
+                for watcher in watchers:
                     await watcher.queue.join()
+        for watcher in watchers:
             await watcher.link.close("the game is over")
 
     def refusal(self) -> str | None:
