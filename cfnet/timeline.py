@@ -79,6 +79,15 @@ class Timeline:
             )
             self._replica = replica
             self._add(replica, None, None)
+        kept = 0
+        while kept < min(len(public.moves), len(replica.moves)) and (
+            public.moves[kept] == replica.moves[kept]
+        ):
+            kept += 1
+        if kept < len(replica.moves):  # an abort superseded moves shown before
+            while self.positions[-1].index > kept:
+                self.positions.pop()
+            replica = self._replica = self.positions[-1].public.copy()
         for move in public.moves[len(replica.moves) :]:
             seat = replica.turn
             replica.apply_public(move)
