@@ -23,8 +23,10 @@ from cfnet.tiles import Tile
 @dataclass(frozen=True, slots=True)
 class Position:
     """The board after `index` moves of round `round_number` (0: the round's start); `number`
-    counts the moves of the whole game; `seat` made `move` to get here (None at a start)."""
+    counts the moves of the whole game; `seat` made `move` to get here (None at a start);
+    `seq` is the entry that made it."""
 
+    seq: int
     round_number: int
     index: int
     number: int
@@ -56,8 +58,12 @@ class Timeline:
         the verdict is settled (what follows is not judged)."""
         if self.judge.decided:
             return False
+        held = len(self.table.entries)
         self.judge.take(entry)
-        self._follow()
+        if self.table.aborted is None:
+            self._follow()
+        elif len(self.table.entries) <= held and self.table.entries[-1].wire == entry.wire:
+            self._supersede(entry.seq)
         for scored in self.rounds[len(self.revealed) :]:
             self.revealed[scored.round_number] = scored
         return not self.judge.decided
@@ -79,24 +85,24 @@ class Timeline:
             )
             self._replica = replica
             self._add(replica, None, None)
-        kept = 0
-        while kept < min(len(public.moves), len(replica.moves)) and (
-            public.moves[kept] == replica.moves[kept]
-        ):
-            kept += 1
-        if kept < len(replica.moves):  # an abort superseded moves shown before
-            while self.positions[-1].index > kept:
-                self.positions.pop()
-            replica = self._replica = self.positions[-1].public.copy()
         for move in public.moves[len(replica.moves) :]:
             seat = replica.turn
             replica.apply_public(move)
             self._add(replica, seat, move)
 
+    def _supersede(self, seq: int) -> None:
+        """An abort replaced the chain from entry `seq` on: the positions made there are gone
+        (the game is over: no move follows an abort)."""
+        while self.positions and self.positions[-1].seq >= seq:
+            self.positions.pop()
+
     def _add(self, public: PublicRound, seat: int | None, move: Move | None) -> None:
         number = (self.positions[-1].number if self.positions else 0) + (move is not None)
+        seq = len(self.table.entries) - 1
         self.positions.append(
-            Position(public.round_number, len(public.moves), number, seat, move, public.copy())
+            Position(
+                seq, public.round_number, len(public.moves), number, seat, move, public.copy()
+            )
         )
 
     def round_starts(self) -> list[int]:
