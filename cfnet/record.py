@@ -2,7 +2,7 @@
 (`cfnet import-check`). Pure: a timeline in, plain data out; plain data in, problems out.
 
 A record holds only what the log reveals: the hands dealt, the yard order and each drawn tile
-only for rounds whose reveal every seat posted (protocol.md 4.5); other rounds have their
+only for rounds whose reveal every seat posted (protocol.md 4.4); other rounds have their
 public moves only.
 """
 
