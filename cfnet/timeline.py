@@ -100,9 +100,7 @@ class Timeline:
         number = (self.positions[-1].number if self.positions else 0) + (move is not None)
         seq = len(self.table.entries) - 1
         self.positions.append(
-            Position(
-                seq, public.round_number, len(public.moves), number, seat, move, public.copy()
-            )
+            Position(seq, public.round_number, len(public.moves), number, seat, move, public.copy())
         )
 
     def round_starts(self) -> list[int]:
