@@ -39,6 +39,7 @@ from cfnet.net.lobby import Seating
 from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.screen import COLOUR, MONOCHROME, WIDTH, GameScreen, Line, Pane, score_lines
 from cfnet.session import GameAborted, GameEnded
+from cfnet.spectate import Spectator
 from cfnet.store import load_identity, prepare_home
 
 LOG_ROWS = 4
@@ -268,9 +269,17 @@ class JoinTable:
     code: str | None
 
 
-Choice = HostTable | JoinTable
+@dataclass(frozen=True, slots=True)
+class WatchTable:
+    """The person chose to watch a listed table (with its join code, if it has one)."""
 
-BROWSER_KEYS = "↑↓ select · Enter join · h host · c HOST:PORT by address · r refresh · q quit"
+    found: TableInfo
+    code: str | None
+
+
+Choice = HostTable | JoinTable | WatchTable
+
+BROWSER_KEYS = "↑↓ select · Enter join · w watch · h host · c HOST:PORT · r refresh · q quit"
 
 
 def _number(text: str, low: int, high: int, what: str) -> int:
@@ -391,6 +400,8 @@ class BrowserScreen(_Page):
             self.app.exit()
         elif word in ("j", "join") or word.isdecimal():
             self._join_listed(int(word) if word.isdecimal() else None)
+        elif word in ("w", "watch"):
+            self._watch_listed()
         elif word in ("h", "host"):
             self._ask_host()
         elif word in ("c", "connect"):
@@ -432,6 +443,27 @@ class BrowserScreen(_Page):
             )
         else:
             self._choose(JoinTable(table, None, None))
+
+    def _watch_listed(self) -> None:
+        """Watch the selected table (cfnet watch), asking its join code if it has one."""
+        tables, chosen = self._selection()
+        if not 0 <= chosen < len(tables):
+            self.error("no table is listed yet: there is nothing to watch")
+            return
+        table = tables[chosen]
+        if table.refusal is not None:
+            self.error(table.refusal)
+        elif table.code:
+            self.ask(
+                _Question(
+                    f"Join code to watch {table.name[:24]!r}",
+                    lambda code: self._choose(WatchTable(table, _code(code, True))),
+                    secret=True,
+                    note="This table lets in only those who know its code, watchers too.",
+                )
+            )
+        else:
+            self._choose(WatchTable(table, None))
 
     def _connect(self, text: str) -> None:
         address = host_port(text)
@@ -715,6 +747,7 @@ class LanClient:
         self.terminal = terminal or Terminal()
         self.browser: BrowserScreen | None = None
         self.seat: SeatScreens | None = None
+        self.watching: Spectator | None = None  # the game watched, if the person chose that
 
     @property
     def screen(self) -> BrowserScreen | LobbyScreen | GameScreen | None:
@@ -748,7 +781,16 @@ class LanClient:
                 self.seat = None
 
     async def _sit(self, choice: Choice, common: list[str], home: Path, identity: Identity) -> int:
-        """Host or join as chosen, through `cfnet host`/`cfnet join`'s own code."""
+        """Host, join or watch as chosen, through `cfnet host`/`join`/`watch`'s own code."""
+        if isinstance(choice, WatchTable):
+            from cfnet.commands.watch import watch_found
+
+            player = peer.player_name(_parse(_join_options, common), identity)
+            self.watching = Spectator()
+            found, terminal = choice.found, self.terminal
+            return await watch_found(
+                identity, player, found, choice.code, self.watching, terminal.input, terminal.output
+            )
         if isinstance(choice, HostTable):
             argv = ["--name", choice.name, "--seats", str(choice.seats)]
             argv += ["--bots", str(choice.bots)]

@@ -80,9 +80,19 @@ def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -
         if MAGIC.startswith(head):
             raise TornTail(name, 0, 0, f"the file ends inside its {len(MAGIC)}-byte header")
         raise CorruptLog(name, 0, 0, f"not a cfnet log file (expected header {MAGIC!r})")
-    offset = len(MAGIC)
-    previous: Entry | None = None
-    index = 0
+    yield from iter_log_from(f, len(MAGIC), None, 0, name, max_entry)
+
+
+def iter_log_from(
+    f: BinaryIO,
+    offset: int,
+    previous: Entry | None,
+    index: int,
+    name: str = "log",
+    max_entry: int = MAX_ENTRY_BYTES,
+) -> Iterator[Entry]:
+    """As `iter_log`, from the record at byte `offset` (where `f` stands), entry `index`, whose
+    predecessor is `previous`: how a reader follows a log that is being written."""
     while True:
         header = f.read(RECORD_HEADER_BYTES)
         if not header:

@@ -128,9 +128,15 @@ HELP_TEXT = (
 class Pane(UIControl):
     """Lines that fit the window, from a scroll offset, with a 'more' marker when cut."""
 
-    def __init__(self, get_lines: Callable[[], list[Line]], scroll: Callable[[int, int], int]):
+    def __init__(
+        self,
+        get_lines: Callable[[], list[Line]],
+        scroll: Callable[[int, int], int],
+        keys: str = "PgUp/PgDn",
+    ):
         self._get_lines = get_lines
         self._scroll = scroll
+        self._keys = keys
 
     def create_content(self, width: int, height: int | None) -> UIContent:
         lines = self._get_lines()
@@ -140,7 +146,7 @@ class Pane(UIControl):
             top = self._scroll(len(lines), rows)
             below = len(lines) - top - rows
             shown = lines[top : top + rows]
-            note = f"  ({top} rows above, {below} below: PgUp/PgDn scroll)"
+            note = f"  ({top} rows above, {below} below: {self._keys} scroll)"
             shown.append([("class:more", note)])
             lines = shown
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines))

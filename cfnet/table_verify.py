@@ -70,7 +70,7 @@ def _claims(entry: Entry) -> str:
     return f"entry {entry.seq} (claims seat {entry.seat}, {entry.kind})"
 
 
-class _Judge:
+class Judge:
     """Feeds an observer table one entry at a time and stops judging at the first entry that
     decides the verdict (a proven fault, a refused record, the end of the game)."""
 
@@ -279,7 +279,7 @@ def verify_entries(
         return Verdict(None, problem=str(error))
     except PeerProtocolError as error:  # a table entry is signed by the key it declares
         return Verdict(None, entries=1, problem=f"entry 0 is not a valid table: {error.reason}")
-    judge = _Judge(table)
+    judge = Judge(table)
     try:
         for entry in stream:
             judge.take(entry)

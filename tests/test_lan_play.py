@@ -360,3 +360,35 @@ def test_a_table_of_another_version_is_listed_dimmed_and_not_joined() -> None:
                     assert await task is None
 
     asyncio.run(main())
+
+
+def test_a_listed_table_is_watched_from_the_browser(tmp_path: Path) -> None:
+    name = unique("watch")
+    seen: list[str] = []
+    host = Peer(
+        tmp_path / "host",
+        ["host", "--name", name, "--seats", "2", "--strategy", "greedy", "--rule", "rounds=1",
+         "--interface", LOOPBACK, "--timeout", "20", "--bots", "1"],
+    )  # fmt: skip
+
+    async def scenario(person: Person) -> None:
+        await person.until(lambda: isinstance(person.client.screen, BrowserScreen), "the browser")
+        host.start()
+        await person.select(name)
+        await person.type("w")
+        await person.until(lambda: person.client.watching is not None, "watching")
+        spectator = person.client.watching
+        assert spectator is not None
+        await person.until(lambda: spectator.finished, "the watched game's end")
+        person.keys.send_text("q")
+        seen.extend(spectator.final_lines())
+
+    try:
+        assert run_client(tmp_path / "me", scenario) == 0
+        assert wait_all([host]) == [0]
+    finally:
+        host.kill()
+    verify = cfnet_verify(host.log_path())
+    assert verify.returncode == 0
+    assert "\n".join(seen[2:]) == verify.stdout.rstrip()  # after the final board
+    assert "Me (" in host.output() and "is watching" in host.output()

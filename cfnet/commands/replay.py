@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from cfnet.table import Table
     from cfnet.table_events import RoundScored
     from cfnet.tiles import Tile
+    from cfnet.timeline import Timeline
 
 HELP = "Show a saved game move by move: the board after each play, hands and scores."
 
@@ -29,6 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="stop after move N (of round R with --round, else of the whole game)",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="print the game as text (what a pipe gets) instead of the full-screen viewer",
     )
     add_home_argument(parser)
 
@@ -52,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     import os
     import sys
 
+    if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        return _view(args)
     try:
         code = _replay(args)
         sys.stdout.flush()  # inside the try: a reader that left shows here, not at exit
@@ -60,6 +68,63 @@ def run(args: argparse.Namespace) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+def _view(args: argparse.Namespace) -> int:
+    """The full-screen viewer on the game, at move `--to` (of round `--round`) if given."""
+    import asyncio
+    import sys
+
+    from cfnet.errors import PeerProtocolError
+    from cfnet.logfile import LogFileError
+    from cfnet.saved_games import GameLookupError, find_log
+    from cfnet.store import default_home
+    from cfnet.timeline import read_timeline
+    from cfnet.viewer import Viewer
+
+    try:
+        path = find_log(args.log, (args.home or default_home()).expanduser())
+        with path.open("rb") as f:
+            timeline = read_timeline(f, str(path))
+    except (OSError, GameLookupError, LogFileError, PeerProtocolError) as error:
+        print(f"cfnet replay: {error}", file=sys.stderr)
+        return 1
+    try:
+        at = start_position(timeline, args.round, args.to)
+    except ValueError as error:
+        print(f"cfnet replay: {error}", file=sys.stderr)
+        return 1
+    viewer = Viewer(timeline, f"replay {timeline.table.name!r}", at=at)
+    viewer.status = verdict_line(timeline)
+    return asyncio.run(viewer.run())
+
+
+def start_position(timeline: Timeline, round_number: int | None, to: int | None) -> int:
+    """The index of the position the viewer opens at: after move `to` of round `round_number`
+    (of the whole game without a round; the round's start without `to`); ValueError if the
+    game has no such round."""
+    positions = timeline.positions
+    if round_number is not None:
+        rounds = timeline.table.options.rounds
+        if not 1 <= round_number <= rounds:
+            raise ValueError(f"no round {round_number}: this game has rounds 1 to {rounds}")
+        found = [i for i, p in enumerate(positions) if p.round_number == round_number]
+        if not found:
+            raise ValueError(f"no round {round_number}: the log stops before it")
+        return found[min(to or 0, len(found) - 1)]
+    if to is None:
+        return 0
+    return next((i for i, p in enumerate(positions) if p.number >= to), len(positions) - 1)
+
+
+def verdict_line(timeline: Timeline) -> str:
+    """`cfnet verify`'s verdict on what the timeline holds, in one line."""
+    verdict = timeline.verdict()
+    if verdict.ok:
+        return "valid: a complete game; every signature, shuffle, key and move checked"
+    if verdict.blamed is not None:
+        return f"INVALID: {verdict.problem}"
+    return ("unfinished: " if not verdict.finished else "") + verdict.problem
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -152,7 +217,7 @@ def _replay(args: argparse.Namespace) -> int:
                         flush(event)
                         if stopped():
                             return 0
-                        _print_scored(event, names, table)
+                        print_scored(event, names, table)
                     elif isinstance(event, GameOver):
                         winners = " and ".join(names[s] for s in event.winners)
                         points = event.totals[event.winners[0]]
@@ -174,7 +239,7 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_scored(scored: RoundScored, names: list[str], table: Table) -> None:
+def print_scored(scored: RoundScored, names: list[str], table: Table) -> None:
     """A round's end: how it ended, the hands as revealed, and the scores so far."""
     from cfnet.render import render_hand, score_table
 

@@ -28,6 +28,7 @@ from cfnet.log import Entry, MalformedEntry, decode_entry
 from cfnet.logfile import MAGIC, encode_record
 from cfnet.net.chaos_sim import Chaos
 from cfnet.net.mesh import Mesh
+from cfnet.net.watch import Watchers
 from cfnet.session import (
     GameAborted,
     GameEnded,
@@ -99,6 +100,7 @@ class NetGame:
         self._cuts: set[asyncio.Task[None]] = set()
         self.result: SessionEvent | None = None
         self.log_path = store.path / LOG_FILE
+        self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
 
     # ------------------------------------------------------------------ GameSession
 
@@ -193,6 +195,8 @@ class NetGame:
             if self._fatal is None:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
+            if self.watchers is not None:
+                await self.watchers.finish()
             await self.mesh.close()
         return self._finish()
 
@@ -266,6 +270,8 @@ class NetGame:
                 # others' entries can be fetched again: no fsync
                 durable = event.entry.seat == self.table.me or self.table.finished
                 self.store.append(event.entry, durable=durable)
+                if self.watchers is not None:  # after it is stored, as for the peers
+                    self.watchers.entry(event.entry.wire)
                 self._cut_links()
             elif isinstance(event, Superseded):  # the abort that follows replaces the rest
                 self.store.truncate(event.seq)

@@ -91,9 +91,10 @@ def check_player(name: str) -> str:
         raise LocalProtocolError(str(exc)) from None
 
 
-def _roster(names: list[tuple[str, bytes]], seats: int) -> list[str]:
+def _roster(names: list[tuple[str, bytes]], seats: int, watching: object = 0) -> list[str]:
     lines = [f"  seat {i}: {name} ({fingerprint(key)})" for i, (name, key) in enumerate(names)]
-    return lines + [f"  seat {i}: (free)" for i in range(len(names), seats)]
+    lines += [f"  seat {i}: (free)" for i in range(len(names), seats)]
+    return lines + ([f"  watching: {watching}"] if type(watching) is int and watching > 0 else [])
 
 
 async def _receive(link: Link, idle: float, who: str) -> dict[str, Any]:
@@ -229,7 +230,10 @@ class HostLobby:
         ping_interval: float = LOBBY_PING,
         idle_timeout: float = LOBBY_IDLE,
         clock: Callable[[], float] = time.monotonic,
+        watchers: bool = True,
     ) -> None:
+        from cfnet.net.watch import Watchers
+
         options.check(seats)
         self.identity = identity
         self.table_id = os.urandom(TABLE_ID_BYTES)
@@ -256,6 +260,18 @@ class HostLobby:
         self._started = False
         self._server: asyncio.Server | None = None
         self._info: TableInfo | None = None
+        self.watchers = Watchers(
+            watchers, say, ping_interval=ping_interval, idle_timeout=idle_timeout
+        )
+        self.watchers.on_change = self._watchers_changed
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def _watchers_changed(self) -> None:
+        """Before the start, every joiner and watcher sees how many are watching."""
+        if not self._started:
+            task = asyncio.get_running_loop().create_task(self._roster_changed())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def open(self) -> int:
         """Listen and advertise; returns the lobby's TCP port."""
@@ -361,7 +377,7 @@ class HostLobby:
 
     async def _serve(self, link: Link, peer: Any) -> None:
         host = peer[0] if isinstance(peer, tuple) else "?"
-        if self._started:
+        if self._started and not self.watchers.enabled:
             await link.close("the table has started: every seat is taken")
             return
         refusal = self._guesses.refusal(host) if self._code is not None else None
@@ -381,6 +397,9 @@ class HostLobby:
                 return
         try:
             message = await _receive(link, SIT_TIMEOUT, "the joiner")
+            if message["t"] == "watch":  # a spectator (net/watch.py)
+                await self.watchers.serve(link, result.peer_key, message)
+                return
             player = self._check_sit(message, result.peer_key)
         except (LinkClosed, LobbyError) as exc:
             await link.close(f"no seat taken: {exc}")
@@ -444,7 +463,7 @@ class HostLobby:
                 self._full.set()
             else:
                 self._full.clear()
-            for line in _roster(names, self.seats):
+            for line in _roster(names, self.seats, len(self.watchers)):
                 self._say(line)
             if self._on_roster is not None:
                 self._on_roster(names, self.seats)
@@ -454,7 +473,9 @@ class HostLobby:
                 "of": self.seats,
                 "rules": self.options.describe(),
                 "timeout": self.timeout,
+                "watching": len(self.watchers),
             }
+            self.watchers.roster(message)
             for joiner in list(self._joiners):
                 with contextlib.suppress(LinkClosed):
                     await joiner.link.send(message)
@@ -602,7 +623,7 @@ class _Sitting:
                     self.say(
                         f"each seat has {self.roster.timeout} s to answer (the table's timeout)"
                     )
-                lines = _roster(self.roster.names, self.roster.seats)
+                lines = _roster(self.roster.names, self.roster.seats, message.get("watching"))
                 if lines != shown:
                     shown = lines
                     for line in lines:

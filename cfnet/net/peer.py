@@ -391,6 +391,11 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
         "--port", type=port_number, default=0, help="TCP port of the lobby (default: any)"
     )
     parser.add_argument(
+        "--no-watchers",
+        action="store_true",
+        help="refuse spectators (by default anyone who may join may watch: `cfnet watch`)",
+    )
+    parser.add_argument(
         "--timeout",
         type=int,
         default=DEFAULT_TIMEOUT,
@@ -466,6 +471,7 @@ async def host(
         port=args.port,
         say=say if screens is None else screens.say,
         on_roster=None if screens is None else screens.roster,
+        watchers=not vars(args).get("no_watchers", False),
     )
     try:
         try:
@@ -481,10 +487,16 @@ async def host(
             await _leave_lobby(lobby, discovery)
             await drain()  # the lobby links' tasks end once their links are closed
             raise
-        leaving = asyncio.create_task(_leave_lobby(lobby, discovery))  # while the game starts
         game = seat.seated(seating)
-        code = await play(game, screens)
-        await leaving
+        if lobby.watchers.enabled:  # the lobby stays open for watchers until the end
+            game.watchers = lobby.watchers
+            lobby.watchers.feed(game.store)
+            code = await play(game, screens)
+            await _leave_lobby(lobby, discovery)
+        else:
+            leaving = asyncio.create_task(_leave_lobby(lobby, discovery))  # while it starts
+            code = await play(game, screens)
+            await leaving
         finished = game.table.finished
     finally:
         problem = await asyncio.to_thread(bots.wait, BOT_EXIT_WAIT) if finished else None

@@ -1,0 +1,288 @@
+"""Watchers: read-only spectators of a table, linked to its host's lobby (protocol.md 6.11).
+
+A watcher dials the host's lobby port and runs the usual handshake (any identity key; the
+table's join code if it has one), then says `watch` instead of `sit`. The host sends it the
+roster (`seats`) while the table fills, then the chain as `entry` frames in log order from the
+genesis, each new entry as the host's table appends it, and `done` once the game is over. The
+watcher sends nothing but pings: any other message closes its link, so a watcher can post
+nothing (and no seat links to it: the mesh takes only the seats' keys). Each watcher has its
+own bounded queue: a slow watcher is dropped, never waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cfnet.identity import Identity, fingerprint
+from cfnet.log import MalformedEntry, decode_entry
+from cfnet.net.discovery import TableInfo
+from cfnet.net.framing import encode_frame, entry_frame
+from cfnet.net.handshake import Handshake
+from cfnet.net.link import Link, LinkClosed
+from cfnet.net.lobby import (
+    CONNECT_TIMEOUT,
+    LOBBY_IDLE,
+    LOBBY_PING,
+    LobbyError,
+    Say,
+    Unreachable,
+    _receive,
+    _roster,
+    _roster_of,
+)
+from cfnet.net.mesh import EntryStore
+from cfnet.table_wire import check_display_name
+
+log = logging.getLogger("cfnet.net")
+
+MAX_WATCHERS = 8  # per table: each holds a connection to the host
+MAX_WATCH_QUEUE = 4096  # frames queued for one watcher before it is dropped as too slow
+NO_WATCHERS = "this table takes no watchers"
+FINISH_GRACE = 5.0  # at the end, how long the host waits for its frames to reach the watchers
+
+
+@dataclass(eq=False)
+class _Watcher:
+    name: str
+    key: bytes
+    link: Link
+    queue: asyncio.Queue[bytes] = field(default_factory=lambda: asyncio.Queue(MAX_WATCH_QUEUE))
+
+
+class Watchers:
+    """The host's watchers: `serve` one after its `watch` message; `feed` the chain once the
+    game starts, then `entry` each entry the table appends; `finish` at the end."""
+
+    def __init__(
+        self,
+        enabled: bool,
+        say: Say,
+        *,
+        ping_interval: float = LOBBY_PING,
+        idle_timeout: float = LOBBY_IDLE,
+    ) -> None:
+        self.enabled = enabled
+        self._say = say
+        self._ping_interval = ping_interval
+        self._idle_timeout = idle_timeout
+        self._watchers: list[_Watcher] = []
+        self._chain: EntryStore | None = None
+        self._roster: dict[str, Any] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+        self.on_change: Callable[[], None] = lambda: None
+
+    def __len__(self) -> int:
+        return len(self._watchers)
+
+    def roster(self, message: dict[str, Any]) -> None:
+        """The lobby's roster changed: tell every watcher (before the chain starts)."""
+        self._roster = message
+        if self._chain is None:
+            self._send_all(encode_frame(message))
+
+    def feed(self, chain: EntryStore) -> None:
+        """The game has started: send each watcher the chain so far; `entry` sends the rest."""
+        self._chain = chain
+        for watcher in self._watchers:
+            self._catch_up(watcher)
+
+    def entry(self, wire: bytes) -> None:
+        """The table appended `wire` (after it is stored): send it to every watcher."""
+        self._send_all(entry_frame(wire))
+
+    async def finish(self) -> None:
+        """The game is over: say `done` after what is queued, close every watcher's link."""
+        self._send_all(encode_frame({"t": "done"}))
+        watchers = list(self._watchers)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(FINISH_GRACE):  # one deadline for all
+                for watcher in watchers:
+                    await watcher.queue.join()
+        for watcher in watchers:
+            await watcher.link.close("the game is over")
+
+    def refusal(self) -> str | None:
+        """Why another watcher is refused now, or None."""
+        if not self.enabled:
+            return NO_WATCHERS
+        if len(self._watchers) >= MAX_WATCHERS:
+            return f"the table has its {MAX_WATCHERS} watchers: try again later"
+        return None
+
+    async def serve(self, link: Link, key: bytes, message: dict[str, Any]) -> None:
+        """Run one watcher's link (after its `watch` message) until it closes."""
+        refusal = self.refusal()
+        name = message.get("name")
+        if refusal is None and not isinstance(name, str):
+            refusal = "malformed 'watch' message"
+        if refusal is None:
+            try:
+                name = check_display_name(str(name).strip(), "watcher name")
+            except ValueError as error:
+                refusal = str(error)
+        if refusal is not None:
+            await link.close(refusal)
+            return
+        watcher = _Watcher(str(name), key, link)
+        self._watchers.append(watcher)
+        self._say(f"{watcher.name} ({fingerprint(key)}) is watching ({len(self)} watching)")
+        if self._chain is None and self._roster is not None:
+            self._put(watcher, encode_frame(self._roster))
+        elif self._chain is not None:
+            self._catch_up(watcher)
+        self.on_change()
+        sender = asyncio.create_task(self._send_loop(watcher))
+        try:
+            async with link.pinging(self._ping_interval):
+                while True:
+                    got = await _receive(link, self._idle_timeout, watcher.name)
+                    await link.close(f"a watcher posts nothing (it sent {got['t']!r})")
+        except (LinkClosed, LobbyError):
+            pass
+        finally:
+            sender.cancel()
+            await asyncio.wait([sender])
+            self._watchers.remove(watcher)
+            self._say(f"{watcher.name} stopped watching ({len(self)} watching)")
+            self.on_change()
+
+    def _catch_up(self, watcher: _Watcher) -> None:
+        assert self._chain is not None
+        for wire in self._chain.since(0):
+            self._put(watcher, entry_frame(wire))
+
+    def _send_all(self, frame: bytes) -> None:
+        for watcher in self._watchers:
+            self._put(watcher, frame)
+
+    def _put(self, watcher: _Watcher, frame: bytes) -> None:
+        try:
+            watcher.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            task = asyncio.get_running_loop().create_task(
+                watcher.link.close(f"watcher too slow: {MAX_WATCH_QUEUE} frames queued")
+            )
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    async def _send_loop(self, watcher: _Watcher) -> None:
+        queue = watcher.queue
+        with contextlib.suppress(LinkClosed):
+            while True:
+                frames = [await queue.get()]
+                while not queue.empty():
+                    frames.append(queue.get_nowait())
+                await watcher.link.send_frames(b"".join(frames))
+                for _ in frames:
+                    queue.task_done()
+
+
+async def watch_table(
+    identity: Identity,
+    name: str,
+    host: str,
+    port: int,
+    on_entry: Callable[[bytes], None],
+    *,
+    code: str | None = None,
+    advertised: TableInfo | None = None,
+    say: Say = print,
+    ping_interval: float = LOBBY_PING,
+    idle_timeout: float = LOBBY_IDLE,
+) -> bytes:
+    """Watch the table hosted at `host:port` until its host says the game is over: `on_entry`
+    gets each entry's wire bytes in log order, from the genesis. Returns the table id; raises
+    LobbyError if the host refuses us or the link breaks before the end."""
+    if advertised is not None and advertised.refusal is not None:
+        raise LobbyError(advertised.refusal)
+    try:
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port), CONNECT_TIMEOUT
+        )
+    except (OSError, TimeoutError) as exc:
+        raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
+    link = Link(reader, writer)
+    try:
+        handshake = Handshake(
+            identity,
+            initiator=True,
+            table_id=None if advertised is None else advertised.table_id,
+            join_code=code,
+        )
+        result = await link.handshake(handshake)
+        if advertised is not None and fingerprint(result.peer_key) != advertised.fingerprint:
+            raise Unreachable(
+                f"the host's key is {fingerprint(result.peer_key)}, "
+                f"the table advertised {advertised.fingerprint}"
+            )
+        await link.send({"t": "watch", "name": name})
+        return await _follow(link, result.table_id, on_entry, say, ping_interval, idle_timeout)
+    except LinkClosed as exc:
+        raise LobbyError(f"the table closed our link: {exc.reason}") from None
+    except LobbyError as exc:
+        await link.close(str(exc))
+        raise
+    finally:
+        await link.close("leaving")
+
+
+async def _follow(
+    link: Link,
+    table_id: bytes,
+    on_entry: Callable[[bytes], None],
+    say: Say,
+    ping_interval: float,
+    idle_timeout: float,
+) -> bytes:
+    """Read the host's messages until `done`. Entries are checked in a task of their own, so
+    that reading (and our pings) keep up with the host however long the checks take."""
+    wires: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def check() -> None:
+        first = True
+        while (wire := await wires.get()) is not None:
+            if first and _table_of(wire) != table_id:
+                raise LobbyError("the host sent the chain of another table than its own")
+            first = False
+            on_entry(wire)
+            await asyncio.sleep(0)  # let the reader and the pings run between entries
+
+    checker = asyncio.create_task(check())
+    shown: list[str] = []
+    try:
+        async with link.pinging(ping_interval):
+            while not checker.done():
+                message = await _receive(link, idle_timeout, "the host")
+                kind = message["t"]
+                if kind == "entry" and isinstance(message.get("wire"), bytes):
+                    wires.put_nowait(message["wire"])
+                elif kind == "seats":
+                    roster = _roster_of(message)
+                    lines = _roster(roster.names, roster.seats, message.get("watching"))
+                    if lines != shown:
+                        shown = lines
+                        for line in lines:
+                            say(line)
+                elif kind == "done":
+                    wires.put_nowait(None)
+                    break
+                else:
+                    raise LobbyError(f"unexpected message {kind!r} to a watcher")
+        await checker  # raises what the checks found, if anything
+        return table_id
+    finally:
+        checker.cancel()
+        await asyncio.gather(checker, return_exceptions=True)
+
+
+def _table_of(wire: bytes) -> bytes:
+    """The table id of an entry's wire bytes (b"" if it is malformed)."""
+    try:
+        return decode_entry(wire).table_id
+    except MalformedEntry:
+        return b""

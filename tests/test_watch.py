@@ -1,0 +1,255 @@
+"""`cfnet watch`: spectators of a real game between `cfnet` processes on 127.0.0.1 (mDNS and
+TCP), which end with exactly what `cfnet verify` says of the log; a watcher can post nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from lan_helpers import (
+    CFNET,
+    LOOPBACK,
+    Peer,
+    cfnet_verify,
+    same_logs,
+    start_all,
+    table_peers,
+    wait_all,
+    wait_until,
+)
+
+from cfnet.identity import Identity
+from cfnet.log import decode_entry, sign_entry
+from cfnet.net.handshake import Handshake
+from cfnet.net.link import Link, LinkClosed
+from cfnet.net.watch import NO_WATCHERS
+from cfnet.render import render_board
+from cfnet.spectate import LogFollower
+from cfnet.timeline import read_timeline
+
+
+def lobby_port(host: Peer) -> int:
+    """The lobby port the host printed (`table 'x' open on 127.0.0.1:PORT ...`)."""
+    found = re.search(r"open on 127\.0\.0\.1:(\d+)", host.output())
+    assert found is not None, host.output()
+    return int(found.group(1))
+
+
+def final_board(log: Path) -> str:
+    with log.open("rb") as f:
+        timeline = read_timeline(f, str(log))
+    return render_board(timeline.positions[-1].public)
+
+
+def test_watchers_follow_a_real_game_to_its_end(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "watched", seats=3, rounds=2)
+    host = peers[0]
+    name = host.args[host.args.index("--name") + 1]
+    common = ["--plain", "--interface", LOOPBACK, "--player", "ann"]
+    by_name = Peer(tmp_path / "w1", ["watch", name, *common])
+    by_name.start()  # before the table is hosted: it looks for it by mDNS
+    start_all(peers)
+    wait_until(lambda: "open on" in host.output(), what="the table to open")
+    by_address = Peer(tmp_path / "w2", ["watch", "--connect", f"{LOOPBACK}:{lobby_port(host)}",
+                                        *common[:-1], "bea"])  # fmt: skip
+    wait_until(lambda: host.log_size() > 0, what="the game to start")
+    by_address.start()  # while the game is under way: it catches up from the genesis
+    assert wait_all([*peers, by_name, by_address]) == [0] * 5
+    same_logs(peers)
+    log = host.log_path()
+    verify = cfnet_verify(log)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    board = final_board(log)
+    for watcher in (by_name, by_address):
+        out = watcher.output()
+        assert out.rstrip().endswith(f"final board:\n{board}\n{verify.stdout.rstrip()}"), out
+        assert "-- round 1 over:" in out and "was dealt" in out  # hands shown at a round end
+    assert "ann (" in host.output() and "bea (" in host.output()
+    assert "is watching" in host.output()
+
+
+def test_a_table_may_refuse_watchers(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "private", seats=2, rounds=1)
+    host = peers[0]
+    host.args.append("--no-watchers")
+    start_all(peers[:1])
+    wait_until(lambda: "open on" in host.output(), what="the table to open")
+    watcher = subprocess.run(
+        [*CFNET, "watch", "--connect", f"{LOOPBACK}:{lobby_port(host)}", "--plain",
+         "--home", str(tmp_path / "w")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    start_all(peers[1:])
+    assert wait_all(peers) == [0, 0]
+    assert watcher.returncode == 1
+    assert NO_WATCHERS in watcher.stderr
+
+
+async def _rogue(port: int, identity: Identity) -> tuple[bytes, str]:
+    """Watch as `identity`, then post a signed entry on the watcher's link: (the genesis, why
+    the host closed the link)."""
+    reader, writer = await asyncio.open_connection(LOOPBACK, port)
+    link = Link(reader, writer)
+    await link.handshake(Handshake(identity, initiator=True, table_id=None))
+    await link.send({"t": "watch", "name": "rogue"})
+    while True:
+        message = await link.receive()
+        if message["t"] == "entry":
+            genesis = decode_entry(message["wire"])
+            break
+    forged = sign_entry(identity, genesis.table_id, 1, genesis.hash, 1, "commit", {"round": 1})
+    await link.send({"t": "entry", "wire": forged.wire})
+    try:
+        while True:
+            await link.receive()
+    except LinkClosed as closed:
+        return genesis.wire, closed.reason
+
+
+async def _dial_seat(address: tuple[str, int], identity: Identity, table_id: bytes) -> str:
+    """Try to link to a seat's mesh as `identity`; why it was refused."""
+    reader, writer = await asyncio.open_connection(*address)
+    link = Link(reader, writer)
+    try:
+        await link.handshake(Handshake(identity, initiator=True, table_id=table_id))
+    except LinkClosed as closed:
+        return closed.reason
+    await link.close("test")
+    return "accepted"
+
+
+def test_a_watcher_cannot_post(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "guarded", seats=3, rounds=4)
+    host = peers[0]
+    start_all(peers)
+    wait_until(lambda: "open on" in host.output(), what="the table to open")
+    rogue = Identity.generate()
+    genesis, reason = asyncio.run(_rogue(lobby_port(host), rogue))
+    assert "a watcher posts nothing" in reason
+    table_id = decode_entry(genesis).table_id
+    wait_until(lambda: len(host.meta().addresses) == 3, what="every seat's address")
+    addresses = host.meta().addresses
+    refusals = [asyncio.run(_dial_seat(addresses[s], rogue, table_id)) for s in range(3)]
+    assert wait_all(peers) == [0, 0, 0]
+    for refusal in refusals:  # every seat refuses a link from the watcher's key
+        assert "not one we accept here" in refusal, refusals
+    entries = same_logs(peers)
+    assert all(entry.seat < 3 and entry.signature for entry in entries)
+    assert all(not entry.verify(rogue.public) for entry in entries)
+    assert cfnet_verify(host.log_path()).returncode == 0
+
+
+def test_follow_a_log_being_written(tmp_path: Path) -> None:
+    peers = table_peers(tmp_path, "followed", seats=2, rounds=1)
+    host = peers[0]
+    start_all(peers)
+    wait_until(lambda: host.log_size() > 0, what="the game to start")
+    follower = subprocess.run(
+        [*CFNET, "watch", "--follow", str(host.log_path()), "--plain"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert wait_all(peers) == [0, 0]
+    verify = cfnet_verify(host.log_path())
+    assert follower.returncode == 0, follower.stderr
+    assert follower.stdout.rstrip().endswith(verify.stdout.rstrip())
+
+
+def test_the_follower_starts_again_where_a_file_is_rewritten(tmp_path: Path) -> None:
+    from cfnet.cli import main
+
+    log = tmp_path / "game.cflog"
+    assert main(["selfplay", "--protocol", "--players", "2", "--rule", "rounds=1",
+                 "--log", str(log)]) == 0  # fmt: skip
+    data = log.read_bytes()
+    follower = LogFollower(log)
+    whole = follower.poll()
+    assert whole and follower.poll() == []
+    cut = tmp_path / "cut.cflog"
+    cut.write_bytes(data[: len(data) // 2])  # a torn record at the end: read up to it
+    part = LogFollower(cut)
+    first = part.poll()
+    assert first == whole[: len(first)]
+    cut.write_bytes(data)
+    assert part.poll() == whole[len(first) :]
+    # a rewrite as after an abort: the file cut back to entry k, then another entry k
+    from cfnet.logfile import write_log
+
+    k = len(whole) // 2
+    other_k = sign_entry(Identity.generate(), whole[0].table_id, k, whole[k - 1].hash, 0,
+                         "abort", {"round": 1})  # fmt: skip
+    write_log(cut, whole[:k])
+    assert part.poll() == []  # cut back: nothing new yet
+    write_log(cut, [*whole[:k], other_k])
+    assert part.poll() == [other_k]
+    assert part.entries == [*whole[:k], other_k]
+    # a rewrite from the start: the file replaced by other entries (another game's)
+    other = tmp_path / "other.cflog"
+    assert main(["selfplay", "--protocol", "--players", "2", "--seed", "9", "--rule",
+                 "rounds=1", "--log", str(other)]) == 0  # fmt: skip
+    cut.write_bytes(other.read_bytes())
+    assert part.poll() == LogFollower(other).poll()
+
+
+@pytest.mark.parametrize("args", [[], ["x", "--follow", "f"]])
+def test_watch_needs_one_source(args: list[str]) -> None:
+    from cfnet.cli import main
+
+    assert main(["watch", *args]) == 2
+
+
+def test_the_lobby_shows_how_many_are_watching() -> None:
+    from cfnet.net.lobby import HostLobby, LobbyError, join_table
+    from cfnet.net.watch import MAX_WATCHERS, watch_table
+    from cfnet.rules import RuleOptions
+
+    host, guest = Identity.generate(), Identity.generate()
+    said: list[str] = []
+    guest_said: list[str] = []
+    watcher_said: list[str] = []
+
+    async def prepare(genesis: bytes, seat: int) -> int:
+        return 40000 + seat
+
+    def quiet(_: object) -> None:
+        """Nothing to do."""
+
+    async def until(condition: object, what: str) -> None:
+        assert callable(condition)
+        async with asyncio.timeout(30):
+            while not condition():
+                await asyncio.sleep(0.01)
+
+    async def scenario() -> str:
+        lobby = HostLobby(
+            host, None, name="Kitchen", player="host", seats=3, options=RuleOptions(rounds=1),
+            timeout=20, code=None, interface=LOOPBACK, say=said.append,
+        )  # fmt: skip
+        port = await lobby.open()
+        says = [watcher_said.append] + [quiet] * (MAX_WATCHERS - 1)
+        watchers = [
+            asyncio.create_task(
+                watch_table(Identity.generate(), "eve", LOOPBACK, port, quiet, say=say)
+            )
+            for say in says
+        ]
+        await until(lambda: f"({MAX_WATCHERS} watching)" in "\n".join(said), "every watcher")
+        joining = asyncio.create_task(
+            join_table(guest, "guest", LOOPBACK, port, prepare, say=guest_said.append)
+        )
+        await until(lambda: f"  watching: {MAX_WATCHERS}" in guest_said, "the joiner's roster")
+        await until(lambda: "  seat 1: guest" in "\n".join(watcher_said), "the watcher's roster")
+        try:
+            await watch_table(Identity.generate(), "late", LOOPBACK, port, quiet)
+        except LobbyError as error:
+            refused = str(error)
+        for task in [*watchers, joining]:
+            task.cancel()
+        await asyncio.gather(*watchers, joining, return_exceptions=True)
+        await lobby.close()
+        return refused
+
+    refused = asyncio.run(scenario())
+    assert f"the table has its {MAX_WATCHERS} watchers" in refused
