@@ -18,6 +18,8 @@ from cfnet.engine import Draw, Move, Pass, Play, PlayerView, PublicRound
 from cfnet.fastplay import FAST_TILES, PLAYABLE, FastRound, to_fast
 
 DEFAULT_THINK = 1.0
+MAX_THINK = 60.0
+HINT_THINK = 0.5  # the game screen's hint: quick enough not to make the player wait
 GREED = 0.75  # rollout policy: the heaviest playable tile with this probability, else any
 
 
