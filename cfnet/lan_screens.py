@@ -504,12 +504,19 @@ class BrowserScreen(_Page):
         )
 
     def _host_bots(self, text: str) -> None:
-        count, _, strategy = text.strip().partition(" ")
-        bots = _number(count or "0", 0, self._form.seats - 1, "computer players")
-        strategy = strategy.strip().lower() or "greedy"
-        if strategy not in BOT_STRATEGIES:
-            raise ValueError(f"{strategy!r}: a computer player is {', '.join(BOT_STRATEGIES)}")
+        bots, strategy = computer_players(text, self._form.seats - 1)
         self._choose(replace(self._form, bots=bots, bot_strategy=strategy))
+
+
+def computer_players(text: str, most: int) -> tuple[int, str]:
+    """Read the host form's answer `K [STRATEGY]` (0..`most` players, default greedy);
+    ValueError says what is allowed."""
+    count, _, strategy = text.strip().partition(" ")
+    bots = _number(count or "0", 0, most, "computer players")
+    strategy = strategy.strip().lower() or "greedy"
+    if strategy not in BOT_STRATEGIES:
+        raise ValueError(f"{strategy!r}: a computer player is one of {', '.join(BOT_STRATEGIES)}")
+    return bots, strategy
 
 
 def _s(count: int) -> str:

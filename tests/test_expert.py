@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import random
+import re
+import subprocess
+import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +15,7 @@ from cfnet.bots import RandomBot, make_bot
 from cfnet.engine import Move, PlayerView, PublicRound, Round, parse_move, play
 from cfnet.expert import ExpertBot, explain, hidden_slots, sample_deal
 from cfnet.fastplay import FAST_INDEX, PLAYABLE, mask_of
+from cfnet.lan_screens import computer_players
 from cfnet.rules import RuleOptions
 from cfnet.simulate import play_game
 from cfnet.tiles import ALL_TILES, Tile, double
@@ -152,3 +157,20 @@ def test_the_hint_says_why() -> None:
     )
     advice = ExpertBot(1, rollouts=200).advise(view)
     assert advice.move in view.legal_moves() and advice.reason
+
+
+def test_the_host_form_takes_a_strategy_for_its_computer_players() -> None:
+    assert computer_players("2 expert", 3) == (2, "expert")
+    assert computer_players("1", 3) == (1, "greedy")
+    with pytest.raises(ValueError, match="'clever': a computer player is one of expert, greedy"):
+        computer_players("1 clever", 3)
+    with pytest.raises(ValueError, match="computer players is a number from 0 to 3"):
+        computer_players("4 expert", 3)
+
+
+def test_selfplay_seats_experts_with_a_rollout_budget() -> None:
+    command = [sys.executable, "-m", "cfnet.cli", "selfplay", "--players", "2", "--games", "1"]
+    command += ["--bots", "expert,random", "--rollouts", "40", "--rule", "rounds=1"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^ +0  expert ", done.stdout, re.M)
