@@ -94,7 +94,8 @@ def hidden_slots(view: PlayerView) -> list[Slots]:
 def sample_deal(
     unseen: list[int], slots: list[Slots], rng: random.Random
 ) -> tuple[list[tuple[int, int]], list[int]]:
-    """A random deal of the `unseen` fast tiles consistent with `slots` (tightest first).
+    """A random deal of the `unseen` fast tiles consistent with `slots`, filled in the order
+    given (put the tightest first).
 
     Returns (seat, hand bitmask) pairs and the yard (top last). A group that cannot be filled
     within its constraint (only when the sample drifted) takes any unseen tiles instead.
