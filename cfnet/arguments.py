@@ -69,6 +69,39 @@ def port_number(text: str) -> int:
     return int(text)
 
 
+def add_think_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
+    """The expert's budget: `--think SECONDS` per decision (`args.think`) and, for
+    reproducible play, `--rollouts N` (`args.rollouts`); `scope` is a note for the help."""
+    from cfnet.expert import DEFAULT_THINK, MAX_THINK
+
+    parser.add_argument(
+        "--think",
+        type=seconds_type(0, MAX_THINK),
+        default=DEFAULT_THINK,
+        metavar="SECONDS",
+        help=f"how long an expert computer player thinks per move {scope}".rstrip()
+        + f" (default {DEFAULT_THINK:g})",
+    )
+    parser.add_argument(
+        "--rollouts",
+        type=count_type(1, 10**7),
+        default=None,
+        metavar="N",
+        help="an expert plays exactly N rollouts per move instead (same seed, same moves)",
+    )
+
+
+def count_type(low: int, high: int) -> Callable[[str], int]:
+    """An argparse `type=`: a whole number from `low` to `high`, refused with the range."""
+
+    def parse(text: str) -> int:
+        if not text.strip().isdigit() or not low <= int(text) <= high:
+            raise OptionValueError(f"{text!r}: give a whole number, {low} to {high}")
+        return int(text)
+
+    return parse
+
+
 def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:
     """The repeatable `--rule NAME=VALUE` option (collected in `args.rule`); `scope` is a
     note for the help, e.g. `(offline)`."""

@@ -6,9 +6,10 @@ import random
 from typing import Protocol
 
 from cfnet.engine import Move, Play, PlayerView
+from cfnet.expert import DEFAULT_THINK, ExpertBot
 from cfnet.tiles import Tile
 
-BOT_STRATEGIES = ("greedy", "random")
+BOT_STRATEGIES = ("expert", "greedy", "random")
 
 
 class Player(Protocol):
@@ -62,8 +63,12 @@ def _worth(move: Move, ends: dict[str, int], held: list[int]) -> int:
     return 2 * tile.value + (3 if held[free] > 1 else 0)
 
 
-def make_bot(strategy: str, seed: int) -> Player:
-    """A bot by strategy name (one of `BOT_STRATEGIES`)."""
+def make_bot(
+    strategy: str, seed: int, think: float = DEFAULT_THINK, rollouts: int | None = None
+) -> Player:
+    """A bot by strategy name (one of `BOT_STRATEGIES`); `think`/`rollouts` budget the expert."""
+    if strategy == "expert":
+        return ExpertBot(seed, think, rollouts)
     if strategy == "greedy":
         return GreedyBot()
     if strategy == "random":

@@ -30,6 +30,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.arguments import host_port
+from cfnet.bots import BOT_STRATEGIES
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.identity import Identity, fingerprint
 from cfnet.net import peer
@@ -258,6 +259,7 @@ class HostTable:
     rules: tuple[str, ...]
     code: str | None
     bots: int
+    bot_strategy: str = "greedy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -536,13 +538,25 @@ class BrowserScreen(_Page):
                 f"Computer players, 0 to {self._form.seats - 1} [0]",
                 self._host_bots,
                 "0",
-                "They sit at once; more can be added in the lobby.",
+                "They sit at once; more can be added in the lobby. A strategy may follow: "
+                f"2 expert ({', '.join(BOT_STRATEGIES)}; default greedy).",
             )
         )
 
     def _host_bots(self, text: str) -> None:
-        bots = _number(text, 0, self._form.seats - 1, "computer players")
-        self._choose(replace(self._form, bots=bots))
+        bots, strategy = computer_players(text, self._form.seats - 1)
+        self._choose(replace(self._form, bots=bots, bot_strategy=strategy))
+
+
+def computer_players(text: str, most: int) -> tuple[int, str]:
+    """Read the host form's answer `K [STRATEGY]` (0..`most` players, default greedy);
+    ValueError says what is allowed."""
+    count, _, strategy = text.strip().partition(" ")
+    bots = _number(count or "0", 0, most, "computer players")
+    strategy = strategy.strip().lower() or "greedy"
+    if strategy not in BOT_STRATEGIES:
+        raise ValueError(f"{strategy!r}: a computer player is one of {', '.join(BOT_STRATEGIES)}")
+    return bots, strategy
 
 
 def _s(count: int) -> str:
@@ -793,7 +807,7 @@ class LanClient:
             )
         if isinstance(choice, HostTable):
             argv = ["--name", choice.name, "--seats", str(choice.seats)]
-            argv += ["--bots", str(choice.bots)]
+            argv += ["--bots", str(choice.bots), "--bot-strategy", choice.bot_strategy]
             argv += [f"--rule={rule}" for rule in choice.rules]
             argv += ["--code", choice.code] if choice.code else []
             args = _parse(peer.add_host_arguments, argv + common)

@@ -36,7 +36,6 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
-from cfnet.bots import make_bot
 from cfnet.engine import (
     TOES,
     Draw,
@@ -48,6 +47,7 @@ from cfnet.engine import (
     Play,
     PlayerView,
 )
+from cfnet.expert import HINT_THINK, ExpertBot
 from cfnet.play_input import (
     Command,
     InputCompleter,
@@ -288,7 +288,7 @@ class GameScreen:
         self._scroll = 0
         self._board_focus = 0  # the board row with the newest tile
         self._follow = True  # scroll the board to it (until the player scrolls himself)
-        self._hint = make_bot("greedy", 0)
+        self._hint = ExpertBot(0, HINT_THINK)
         self.input = Buffer(
             multiline=False,
             history=InMemoryHistory(),
@@ -457,9 +457,12 @@ class GameScreen:
             if view is None or not self._ready():
                 self.feedback = ("class:error", "✗ a hint is for your turn: wait for it")
                 return
-            move = self._hint.choose(view)
-            number = numbered_moves(view).index(move) + 1
-            self.feedback = ("class:info", f"Hint: the computer would choose {number}) {move}")
+            advice = self._hint.advise(view)
+            number = numbered_moves(view).index(advice.move) + 1
+            self.feedback = (
+                "class:info",
+                f"Hint: the computer would choose {number}) {advice.move}: {advice.reason}",
+            )
         else:
             self._open(name)
             self.feedback = ("class:info", "Esc or Enter: back to the board")

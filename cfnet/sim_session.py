@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from cfnet.bots import Player, make_bot
 from cfnet.engine import Game, IllegalMoveError, Move, PlayerView, Round
+from cfnet.expert import DEFAULT_THINK
 from cfnet.rules import RuleOptions
 from cfnet.session import GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
 from cfnet.simulate import deal_round
@@ -27,6 +28,9 @@ class OfflineSession:
         seed: int = 1,
         bots: Sequence[str] = ("greedy",),
         delay: float = 0.5,
+        *,
+        think: float = DEFAULT_THINK,
+        rollouts: int | None = None,
     ) -> None:
         players = len(names)
         self._game = Game(players, RuleOptions() if options is None else options)
@@ -36,7 +40,7 @@ class OfflineSession:
         self._names = tuple(names)
         self._rng = random.Random(seed)
         self._bots: dict[int, Player] = {
-            other: make_bot(bots[other % len(bots)], seed * 1009 + other)
+            other: make_bot(bots[other % len(bots)], seed * 1009 + other, think, rollouts)
             for other in range(players)
             if other != seat
         }
@@ -143,6 +147,7 @@ class OfflineSession:
         while not game_round.is_over and game_round.turn in self._bots:
             await asyncio.sleep(self._delay)
             seat = game_round.turn
-            move = self._bots[seat].choose(game_round.view(seat))
+            # in a thread: a searching bot must not freeze the screen (nothing else moves now)
+            move = await asyncio.to_thread(self._bots[seat].choose, game_round.view(seat))
             game_round.apply(move, seat)
             self._record(Moved(seat, move))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from cfnet.bots import Player, make_bot
 from cfnet.engine import EndReason, Game, Round, starting_seat
+from cfnet.expert import DEFAULT_THINK
 from cfnet.rules import RuleOptions, round_double
 from cfnet.tiles import ALL_TILES, double
 
@@ -74,10 +75,15 @@ def selfplay(
     seed: int,
     options: RuleOptions | None = None,
     watch: Watcher | None = None,
+    think: float = DEFAULT_THINK,
+    rollouts: int | None = None,
 ) -> SelfplayStats:
-    """Play `games` games between bots named by strategy (one per seat), all from `seed`."""
+    """Play `games` games between bots named by strategy (one per seat), all from `seed`;
+    `think`/`rollouts` budget the expert's decisions."""
     options = RuleOptions() if options is None else options
-    players = [make_bot(name, seed * 1009 + seat) for seat, name in enumerate(bots)]
+    players = [
+        make_bot(name, seed * 1009 + seat, think, rollouts) for seat, name in enumerate(bots)
+    ]
     rng = random.Random(seed)
     stats = SelfplayStats(tuple(bots), wins=[0] * len(bots), score_sums=[0] * len(bots))
 

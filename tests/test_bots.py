@@ -32,7 +32,7 @@ class Recorder:
 
 @pytest.mark.parametrize("strategy", BOT_STRATEGIES)
 def test_bots_play_legal_moves_from_their_own_view(strategy: str) -> None:
-    bots = [Recorder(make_bot(strategy, seat), seat) for seat in range(4)]
+    bots = [Recorder(make_bot(strategy, seat, rollouts=40), seat) for seat in range(4)]
     game = play_game(bots, RuleOptions(rounds=3), random.Random(2))
     assert game.is_over
 
@@ -71,7 +71,7 @@ def test_greedy_opens_a_foot_only_when_it_can_answer_it() -> None:
 def test_make_bot_names_the_strategies() -> None:
     assert isinstance(make_bot("greedy", 1), GreedyBot)
     assert isinstance(make_bot("random", 1), RandomBot)
-    with pytest.raises(ValueError, match="choose one of greedy, random"):
+    with pytest.raises(ValueError, match="choose one of expert, greedy, random"):
         make_bot("clever", 1)
 
 

@@ -180,7 +180,8 @@ def test_commands_hint_scores_help_log() -> None:
         await player.until(player.my_turn, "my turn")
         await player.type("hint\r")
         assert re.match(
-            r"Hint: the computer would choose \d+\) (\d-\d [a-z]+|draw|pass)$", player.feedback
+            r"Hint: the computer would choose \d+\) (\d-\d [a-z]+|draw|pass): \w.+$",
+            player.feedback,
         )
         await player.type("scores\r")
         assert "Scores" in screen.text()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.arguments import add_rule_argument, ipv4, seconds_type
+from cfnet.arguments import add_rule_argument, add_think_arguments, ipv4, seconds_type
 
 HELP = "Play at the keyboard: find, host or join a LAN table (--offline: practise alone)."
 
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         default="greedy",
-        help="computer players' strategies (greedy, random), comma-separated (offline)",
+        help="computer players' strategies (expert, greedy, random), comma-separated (offline)",
     )
     parser.add_argument(
         "--delay",
@@ -44,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long each computer player takes to move (offline; default 0.5)",
     )
+    add_think_arguments(parser, "(offline)")
     add_rule_argument(parser, "(offline)")
 
 
@@ -75,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     others = ["Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus"]
     names = [args.player or "You", *others[: args.players - 1]]
-    session = OfflineSession(names, 0, options, seed, bots, args.delay)
+    session = OfflineSession(
+        names, 0, options, seed, bots, args.delay, think=args.think, rollouts=args.rollouts
+    )
     screen = GameScreen(session)
     code = asyncio.run(screen.run())
     game = session.game

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.arguments import add_rule_argument
+from cfnet.arguments import add_rule_argument, add_think_arguments
 from cfnet.rules import RuleOptions
 
 HELP = "Play complete games between computer players offline and print the results."
@@ -17,8 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bots",
         default="greedy",
-        help="comma-separated strategies (greedy, random), repeated round the table",
+        help="comma-separated strategies (expert, greedy, random), repeated round the table",
     )
+    add_think_arguments(parser)
     add_rule_argument(parser)
     parser.add_argument(
         "--show", action="store_true", help="print every round's final board and the scores"
@@ -75,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         print()
 
     start = time.perf_counter()
-    stats = selfplay(bots, args.games, args.seed, options, show if args.show else None)
+    watch = show if args.show else None
+    stats = selfplay(bots, args.games, args.seed, options, watch, args.think, args.rollouts)
     elapsed = time.perf_counter() - start
     games = count(args.games, "game")
     print(f"{games}, {args.players} players, seed {args.seed}, {options.describe()}")

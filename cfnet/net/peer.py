@@ -23,7 +23,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cfnet.arguments import add_rule_argument, host_port, ipv4, port_number, seconds_type
+from cfnet.arguments import (
+    add_rule_argument,
+    add_think_arguments,
+    host_port,
+    ipv4,
+    port_number,
+    seconds_type,
+)
 from cfnet.bots import BOT_STRATEGIES, Player, make_bot
 from cfnet.children import Children
 from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError, describe, exit_status
@@ -102,6 +109,7 @@ def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         help="a computer plays this seat with this strategy (plain line output)"
         + ("" if strategy_default else "; default: you play it in the game screen"),
     )
+    add_think_arguments(parser, "(with --strategy expert; host: its --bots too)")
     parser.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
     parser.add_argument(
         "--verbose",
@@ -124,7 +132,7 @@ def setup(args: argparse.Namespace) -> None:
     if args.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(
             "a person's seat needs a terminal for the game screen; "
-            "give --strategy greedy|random for a computer seat"
+            f"give --strategy {'|'.join(BOT_STRATEGIES)} for a computer seat"
         )
 
 
@@ -184,7 +192,9 @@ def player_name(args: argparse.Namespace, identity: Identity) -> str:
 
 
 def computer(args: argparse.Namespace, seat: int) -> Player | None:
-    return None if args.strategy is None else make_bot(args.strategy, seat)
+    if args.strategy is None:
+        return None
+    return make_bot(args.strategy, seat, args.think, args.rollouts)
 
 
 def screens_for(args: argparse.Namespace) -> SeatScreens | None:
@@ -534,7 +544,10 @@ def start_bot(
         str(bot_home),
         "--player",
         f"bot{number}",
+        f"--think={args.think}",
     ]
+    if args.rollouts is not None:
+        command.append(f"--rollouts={args.rollouts}")
     if args.interface:
         command += ["--interface", args.interface]
     if args.code:
