@@ -198,7 +198,7 @@ def test_twenty_fakes_of_the_name_at_a_silent_port_do_not_stop_a_join(
 
 def test_a_person_may_not_host_a_table_with_a_timeout_below_the_floor(tmp_path: Path) -> None:
     done = cfnet("host", "--name", "quick", "--timeout", "2", "--home", str(tmp_path))
-    assert done.returncode == 1
+    assert done.returncode == 2  # a usage error
     assert done.stderr.splitlines() == [
         f"cfnet host: --timeout 2: a person plays seat 0 and needs at least {PERSON_MIN_TIMEOUT}"
         f" s to answer (give --timeout {PERSON_MIN_TIMEOUT} or more; shorter only at a table "
