@@ -386,6 +386,11 @@ def test_the_board_follows_its_newest_tile() -> None:
             await player.until(lambda: player.my_turn() or tall(), "my turn or a tall board")
             if player.my_turn():
                 await player.type("1\r")
+        # The computer players think in a thread: check when the board stands still (they wait
+        # for my move), so that no new tile moves the pane between the checks and the scroll.
+        await player.until(
+            lambda: player.my_turn() or player.view().public.is_over, "a board at rest"
+        )
         lines = screen._main_lines()
         public = player.view().public
         focus = newest_row(["".join(t[1] for t in row) for row in lines], public.moves)
