@@ -72,7 +72,7 @@ def port_number(text: str) -> int:
 def add_think_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
     """The expert's budget: `--think SECONDS` per decision (`args.think`) and, for
     reproducible play, `--rollouts N` (`args.rollouts`); `scope` is a note for the help."""
-    from cfnet.expert import DEFAULT_THINK, MAX_THINK
+    from cfnet.expert_bot import DEFAULT_THINK, MAX_THINK
 
     parser.add_argument(
         "--think",

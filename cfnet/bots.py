@@ -6,7 +6,7 @@ import random
 from typing import Protocol
 
 from cfnet.engine import Move, Play, PlayerView
-from cfnet.expert import DEFAULT_THINK, ExpertBot
+from cfnet.expert_bot import DEFAULT_THINK, ExpertBot
 from cfnet.tiles import Tile
 
 BOT_STRATEGIES = ("expert", "greedy", "random")

@@ -2,7 +2,7 @@
 
 Each decision samples deals of the unseen tiles consistent with everything public (hand sizes;
 a seat that drew or passed held no tile matching the ends open then), plays every candidate move
-in each sampled deal to the end of the round on the fast engine (`cfnet.fastplay`), and picks
+in each sampled deal to the end of the round on the fast engine (`cfnet.bot_rollouts`), and picks
 the move with the best mean score difference (the others' mean points minus its own).
 Its randomness is a `random.Random` seeded per decision from its seed and the position (bots
 are not secret), so the same seed and rollout count give the same move.
@@ -14,8 +14,8 @@ import random
 import time
 from dataclasses import dataclass
 
+from cfnet.bot_rollouts import FAST_TILES, PLAYABLE, FastRound, to_fast
 from cfnet.engine import Draw, Move, Pass, Play, PlayerView, PublicRound
-from cfnet.fastplay import FAST_TILES, PLAYABLE, FastRound, to_fast
 
 DEFAULT_THINK = 1.0
 MAX_THINK = 60.0

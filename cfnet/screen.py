@@ -47,7 +47,7 @@ from cfnet.engine import (
     Play,
     PlayerView,
 )
-from cfnet.expert import HINT_THINK, ExpertBot
+from cfnet.expert_bot import HINT_THINK, ExpertBot
 from cfnet.play_input import (
     Command,
     InputCompleter,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from cfnet.bots import Player, make_bot
 from cfnet.engine import Game, IllegalMoveError, Move, PlayerView, Round
-from cfnet.expert import DEFAULT_THINK
+from cfnet.expert_bot import DEFAULT_THINK
 from cfnet.rules import RuleOptions
 from cfnet.session import GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
 from cfnet.simulate import deal_round

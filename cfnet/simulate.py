@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from cfnet.bots import Player, make_bot
 from cfnet.engine import EndReason, Game, Round, starting_seat
-from cfnet.expert import DEFAULT_THINK
+from cfnet.expert_bot import DEFAULT_THINK
 from cfnet.rules import RuleOptions, round_double
 from cfnet.tiles import ALL_TILES, double
 

@@ -7,8 +7,8 @@ import argparse
 import random
 import time
 
+from cfnet.bot_rollouts import FastRound
 from cfnet.engine import Round
-from cfnet.fastplay import FastRound
 from cfnet.rules import RuleOptions
 from cfnet.simulate import selfplay
 from cfnet.tiles import ALL_TILES, double

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cfnet.bot_rollouts import FAST_INDEX, PLAYABLE, mask_of
 from cfnet.bots import RandomBot, make_bot
 from cfnet.engine import Move, PlayerView, PublicRound, Round, parse_move, play
-from cfnet.expert import ExpertBot, explain, hidden_slots, sample_deal
-from cfnet.fastplay import FAST_INDEX, PLAYABLE, mask_of
+from cfnet.expert_bot import ExpertBot, explain, hidden_slots, sample_deal
 from cfnet.lan_screens import computer_players
 from cfnet.rules import RuleOptions
 from cfnet.simulate import play_game

@@ -7,8 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cfnet.bot_rollouts import FAST_TILES, FastRound, from_fast, mask_of, tiles_of, to_fast
 from cfnet.engine import Round
-from cfnet.fastplay import FAST_TILES, FastRound, from_fast, mask_of, tiles_of, to_fast
 from cfnet.rules import RuleOptions
 from cfnet.tiles import ALL_TILES, double
 
