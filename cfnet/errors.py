@@ -27,7 +27,7 @@ class UsageError(LocalProtocolError):
 
 def exit_status(error: BaseException) -> int:
     """The exit status for an expected error: 2 for a usage error (a rule option too), else 1."""
-    from cfnet.rules import RuleOptionError
+    from cfnet.game.rules import RuleOptionError
 
     return 2 if isinstance(error, UsageError | RuleOptionError) else 1
 

@@ -7,11 +7,11 @@ import argparse
 import random
 import time
 
-from cfnet.bot_rollouts import FastRound
-from cfnet.engine import Round
-from cfnet.rules import RuleOptions
-from cfnet.simulate import selfplay
-from cfnet.tiles import ALL_TILES, double
+from cfnet.game.bot_rollouts import FastRound
+from cfnet.game.engine import Round
+from cfnet.game.practice import selfplay
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import ALL_TILES, double
 
 
 def rollouts_per_second(players: int, seconds: float, seed: int) -> float:

@@ -14,10 +14,10 @@ import asyncio
 import statistics
 import time
 
-from cfnet.identity import Identity
 from cfnet.net.framing import FrameCipher, entry_frame
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link
+from cfnet.record.identity import Identity
 
 LOOPBACK = "127.0.0.1"
 TABLE = bytes(range(16))

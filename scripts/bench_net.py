@@ -25,11 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from cfnet.logfile import read_log
 from cfnet.net.discovery import Discovery
+from cfnet.record.logfile import read_log
 
 LOOPBACK = "127.0.0.1"
-CFNET = [sys.executable, "-m", "cfnet.cli"]
+CFNET = [sys.executable, "-m", "cfnet"]
 TARGETS = {4: 5.0, 8: 15.0}
 DISCOVERY_TARGET = 1.0
 WATCH_SLOWDOWN = 0.10

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import nacl.bindings as sodium
 
-from cfnet.deck import TILE_POINTS, SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
-from cfnet.derive import context
-from cfnet.logfile import read_log, write_log
-from cfnet.proofs import check_rekey, check_shuffle, prove_rekey, prove_shuffle
-from cfnet.rules import RuleOptions
-from cfnet.table_round import Step
-from cfnet.table_sim import play_protocol_game, start_tables
-from cfnet.table_verify import verify_entries
-from cfnet.tiles import double
+from cfnet.deck.derive import context
+from cfnet.deck.proofs import check_rekey, check_shuffle, prove_rekey, prove_shuffle
+from cfnet.deck.sra import TILE_POINTS, SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import double
+from cfnet.protocol.round_state import Step
+from cfnet.protocol.testing import play_protocol_game, start_tables
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.logfile import read_log, write_log
 
 VARIABLE = "crypto_scalarmult_ed25519_noclamp"
 BASE = "crypto_scalarmult_ed25519_base_noclamp"

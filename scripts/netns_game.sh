@@ -139,9 +139,9 @@ wait_line() {
 # Advertise one table from ADDR until SIGTERM (then withdraw it). Args: ADDR NAME TABLE_ID_HEX.
 ADVERTISER='
 import asyncio, signal, sys, time
-from cfnet.identity import Identity
+from cfnet.record.identity import Identity
 from cfnet.net.discovery import Discovery, TableInfo
-from cfnet.rules import RuleOptions
+from cfnet.game.rules import RuleOptions
 
 async def main(addr: str, name: str, table_id: bytes) -> None:
     fp = Identity.generate().fingerprint
@@ -227,7 +227,7 @@ check_discovery() {
 
 # ==== FULL GAME: one peer per host, a complete game, identical logs, `cfnet verify` =========
 # Lights up by itself when `cfnet host` exists. Peers keep their state in $WORK/h<i> (--home),
-# so each log is $WORK/h<i>/tables/<table id>/table.cflog (cfnet/store.py).
+# so each log is $WORK/h<i>/tables/<table id>/table.cflog (cfnet/disk/store.py).
 full_game() {
     say "== full game: $HOSTS peers, one per host, $ROUNDS rounds"
     if ! "$CFNET" host --help >/dev/null 2>&1; then

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cfnet.engine import Draw, EndReason, Pass, Round, move_to_plain
-from cfnet.rules import RuleOptions
-from cfnet.tiles import ALL_TILES, double
+from cfnet.game.engine import Draw, EndReason, Pass, Round, move_to_plain
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import ALL_TILES, double
 
 VECTORS = Path(__file__).resolve().parent.parent / "tests" / "vectors" / "public-rounds.json"
 

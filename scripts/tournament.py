@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from cfnet.bots import BOT_STRATEGIES, Player, make_bot
-from cfnet.engine import Game, Move, PlayerView, Round
-from cfnet.rules import RuleOptionError, RuleOptions, rule_options
-from cfnet.simulate import play_game
+from cfnet.game.bots import BOT_STRATEGIES, Player, make_bot
+from cfnet.game.engine import Game, Move, PlayerView, Round
+from cfnet.game.practice import play_game
+from cfnet.game.rules import RuleOptionError, RuleOptions, rule_options
 
 
 @dataclass(frozen=True)

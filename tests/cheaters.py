@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cfnet.codec import encode_canonical
-from cfnet.identity import Identity
-from cfnet.log import Entry, sign_entry
-from cfnet.rules import RuleOptions
-from cfnet.table import LocalSeat, Table
-from cfnet.table_events import FaultFound
-from cfnet.table_sim import Network, Tamper, start_tables
-from cfnet.table_verify import verify_entries
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.events import FaultFound
+from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.testing import Network, Tamper, start_tables
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.codec import encode_canonical
+from cfnet.record.entry import Entry, sign_entry
+from cfnet.record.identity import Identity
 
 Rewrite = Callable[["Cheater", str, dict[str, Any]], tuple[str, dict[str, Any]] | None]
 

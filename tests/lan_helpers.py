@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cfnet.log import Entry
-from cfnet.logfile import read_log
-from cfnet.store import TableMeta, list_tables
+from cfnet.disk.store import TableMeta, list_tables
+from cfnet.record.entry import Entry
+from cfnet.record.logfile import read_log
 
 LOOPBACK = "127.0.0.1"
-CFNET = [sys.executable, "-m", "cfnet.cli"]
+CFNET = [sys.executable, "-m", "cfnet"]
 GAME_TIMEOUT = 180.0  # generous: a loaded 2-core machine must not fail
 LISTING_TIMEOUT = 60.0
 

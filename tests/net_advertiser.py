@@ -11,9 +11,9 @@ import asyncio
 import dataclasses
 import sys
 
-from cfnet.identity import Identity
+from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo
-from cfnet.rules import RuleOptions
+from cfnet.record.identity import Identity
 
 ADDRESSES = ["127.0.0.1"]
 

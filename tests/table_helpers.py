@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from cfnet.log import Entry
-from cfnet.table_sim import Network
+from cfnet.protocol.testing import Network
+from cfnet.record.entry import Entry
 
 
 def logs(network: Network) -> set[bytes]:

@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from cfnet.bots import BOT_STRATEGIES, GreedyBot, Player, RandomBot, make_bot
-from cfnet.engine import Move, PlayerView, Round, parse_move, play
-from cfnet.rules import RuleOptions
-from cfnet.simulate import play_game, selfplay
-from cfnet.tiles import Tile
+from cfnet.game.bots import BOT_STRATEGIES, GreedyBot, Player, RandomBot, make_bot
+from cfnet.game.engine import Move, PlayerView, Round, parse_move, play
+from cfnet.game.practice import play_game, selfplay
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import Tile
 
 
 def tiles(text: str) -> list[Tile]:

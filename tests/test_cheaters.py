@@ -11,10 +11,9 @@ import nacl.bindings as sodium
 import pytest
 from cheaters import Cheater, assert_caught, bad_signature, resign, run
 
-from cfnet.log import Entry
-from cfnet.table_round import Step
-from cfnet.table_sim import Network, Tamper
-from cfnet.table_wire import (
+from cfnet.protocol.round_state import Step
+from cfnet.protocol.testing import Network, Tamper
+from cfnet.protocol.wire import (
     BAD_ENTRY,
     BAD_PROOF,
     EQUIVOCATION,
@@ -23,6 +22,7 @@ from cfnet.table_wire import (
     pack,
     unpack,
 )
+from cfnet.record.entry import Entry
 
 Body = dict[str, Any]
 

@@ -4,8 +4,8 @@ import argparse
 
 import pytest
 
-from cfnet.arguments import host_port, ipv4, seconds_type
-from cfnet.cli import main
+from cfnet.cli.main import main
+from cfnet.cli.options import host_port, ipv4, seconds_type
 
 
 def test_options_without_a_command_go_to_the_browser(capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from cfnet.arguments import machine_ipv4
+from cfnet.cli.options import machine_ipv4
 
-CFNET = [sys.executable, "-m", "cfnet.cli"]
+CFNET = [sys.executable, "-m", "cfnet"]
 LOOPBACK = "127.0.0.1"
 TEST_NETS = ("192.0.2.1", "198.51.100.1", "203.0.113.1")  # RFC 5737: documentation only
 FOREIGN = next(address for address in TEST_NETS if address not in machine_ipv4())

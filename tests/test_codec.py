@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cfnet.codec import (
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.record.codec import (
     MAX_DEPTH,
     DecodeError,
     EncodeError,
@@ -20,7 +21,6 @@ from cfnet.codec import (
     encode_canonical,
     is_canonical,
 )
-from cfnet.errors import LocalProtocolError, PeerProtocolError
 
 plain_leaves = (
     st.none()

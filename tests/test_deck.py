@@ -14,7 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.deck import (
+from cfnet.deck.derive import (
+    GROUP_ORDER,
+    fisher_yates,
+    is_scalar,
+    scalar_from_blocks,
+    uniform_below,
+)
+from cfnet.deck.sra import (
     DRAW_ORDER_SIZE,
     ROUND_DECK_SIZE,
     TILE_POINTS,
@@ -39,10 +46,9 @@ from cfnet.deck import (
     tile_for_point,
     tile_point,
 )
-from cfnet.derive import GROUP_ORDER, fisher_yates, is_scalar, scalar_from_blocks, uniform_below
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.rules import hand_size
-from cfnet.tiles import ALL_TILES, Tile, double
+from cfnet.game.rules import hand_size
+from cfnet.game.tiles import ALL_TILES, Tile, double
 
 # ---------------------------------------------------------------- frozen test vectors
 # Generated once by this code and copied into protocol.md; a change here is a protocol change.

@@ -20,10 +20,10 @@ from lan_helpers import CFNET, cfnet_verify, wait_until
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from cfnet.demo import Demo, add_arguments
-from cfnet.logfile import read_log
-from cfnet.rules import RuleOptions
-from cfnet.store import prepare_home
+from cfnet.cli.demo_game import Demo, add_arguments
+from cfnet.disk.store import prepare_home
+from cfnet.game.rules import RuleOptions
+from cfnet.record.logfile import read_log
 
 DEMO_TIMEOUT = 60
 
@@ -136,7 +136,7 @@ def test_a_seed_plays_the_same_game_again(tmp_path: Path) -> None:
     "command", [["bot", "--connect", "127.0.0.1:1", "--interface", "127.0.0.1"], ["resume"]]
 )
 def test_no_real_seat_takes_secrets_from_a_public_seed(tmp_path: Path, command: list[str]) -> None:
-    """Only the demo's own computer players (cfnet.demo_bot) derive secrets from --seed."""
+    """Only the demo's own computer players (cfnet.cli.demo_bot) derive secrets from --seed."""
     done = subprocess.run(
         [*CFNET, *command, "--home", str(tmp_path), "--deal-seed", "1"],
         capture_output=True,

@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from cfnet.bots import GreedyBot
-from cfnet.engine import (
+from cfnet.game.bots import GreedyBot
+from cfnet.game.engine import (
     DRAW,
     PASS,
     EndReason,
@@ -28,9 +28,9 @@ from cfnet.engine import (
     play,
     starting_seat,
 )
-from cfnet.rules import RuleOptions, hand_size
-from cfnet.simulate import play_game, play_round
-from cfnet.tiles import ALL_TILES, Tile, double
+from cfnet.game.practice import play_game, play_round
+from cfnet.game.rules import RuleOptions, hand_size
+from cfnet.game.tiles import ALL_TILES, Tile, double
 
 
 def tiles(text: str) -> list[Tile]:
@@ -45,9 +45,7 @@ def make(
     options: RuleOptions | None = None,
 ) -> Round:
     """A round with these hands (seat 0 first) and yard (top first)."""
-    return Round(
-        len(hands), round_number, starter, [tiles(h) for h in hands], tiles(yard), options
-    )
+    return Round(len(hands), round_number, starter, [tiles(h) for h in hands], tiles(yard), options)
 
 
 def go(game_round: Round, *moves: str) -> None:
@@ -391,7 +389,13 @@ def test_the_seat_that_went_out_scores_zero_and_the_others_their_pips() -> None:
 
 def test_line_labels_run_a_to_z_then_aa() -> None:
     assert [line_label(i) for i in (0, 1, 25, 26, 27, 51, 52)] == [
-        "a", "b", "z", "aa", "ab", "az", "ba"
+        "a",
+        "b",
+        "z",
+        "aa",
+        "ab",
+        "az",
+        "ba",
     ]
 
 

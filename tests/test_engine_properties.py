@@ -8,8 +8,8 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.bots import RandomBot
-from cfnet.engine import (
+from cfnet.game.bots import RandomBot
+from cfnet.game.engine import (
     DRAW,
     PASS,
     Game,
@@ -22,9 +22,9 @@ from cfnet.engine import (
     move_to_plain,
     play,
 )
-from cfnet.rules import RuleOptions
-from cfnet.simulate import play_game
-from cfnet.tiles import ALL_TILES, double
+from cfnet.game.practice import play_game
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import ALL_TILES, double
 
 
 @st.composite

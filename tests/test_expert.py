@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.bot_rollouts import FAST_INDEX, PLAYABLE, mask_of
-from cfnet.bots import RandomBot, make_bot
-from cfnet.engine import Move, PlayerView, PublicRound, Round, parse_move, play
-from cfnet.expert_bot import ExpertBot, explain, hidden_slots, sample_deal
-from cfnet.lan_screens import computer_players
-from cfnet.rules import RuleOptions
-from cfnet.simulate import play_game
-from cfnet.tiles import ALL_TILES, Tile, double
+from cfnet.game.bot_rollouts import FAST_INDEX, PLAYABLE, mask_of
+from cfnet.game.bots import RandomBot, make_bot
+from cfnet.game.engine import Move, PlayerView, PublicRound, Round, parse_move, play
+from cfnet.game.expert_bot import ExpertBot, explain, hidden_slots, sample_deal
+from cfnet.game.practice import play_game
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import ALL_TILES, Tile, double
+from cfnet.ui.lan_screens import computer_players
 
 
 def tiles(text: str) -> list[Tile]:
@@ -169,7 +169,7 @@ def test_the_host_form_takes_a_strategy_for_its_computer_players() -> None:
 
 
 def test_selfplay_seats_experts_with_a_rollout_budget() -> None:
-    command = [sys.executable, "-m", "cfnet.cli", "selfplay", "--players", "2", "--games", "1"]
+    command = [sys.executable, "-m", "cfnet", "selfplay", "--players", "2", "--games", "1"]
     command += ["--bots", "expert,random", "--rollouts", "40", "--rule", "rounds=1"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

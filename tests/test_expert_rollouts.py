@@ -7,10 +7,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.bot_rollouts import FAST_TILES, FastRound, from_fast, mask_of, tiles_of, to_fast
-from cfnet.engine import Round
-from cfnet.rules import RuleOptions
-from cfnet.tiles import ALL_TILES, double
+from cfnet.game.bot_rollouts import FAST_TILES, FastRound, from_fast, mask_of, tiles_of, to_fast
+from cfnet.game.engine import Round
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import ALL_TILES, double
 
 
 @st.composite

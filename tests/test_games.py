@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from cfnet.cli import main
-from cfnet.log import Entry
-from cfnet.rules import RuleOptions
-from cfnet.store import LOG_FILE, TableMeta, TableStore, table_dir
-from cfnet.table_sim import Network, play_protocol_game, start_tables
+from cfnet.cli.main import main
+from cfnet.disk.store import LOG_FILE, TableMeta, TableStore, table_dir
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.testing import Network, play_protocol_game, start_tables
+from cfnet.record.entry import Entry
 
 
 def save(home: Path, name: str, entries: list[Entry], rounds: int, when: float) -> Path:
@@ -99,7 +99,7 @@ def table_id(home: Path, name: str) -> list[str]:
 
 
 def _meta_name(home: Path, hex_id: str) -> str:
-    from cfnet.store import list_tables
+    from cfnet.disk.store import list_tables
 
     (meta,) = [m for m in list_tables(home, True) if m.table_id.hex() == hex_id]
     return meta.name

@@ -96,7 +96,7 @@ def test_a_person_who_quits_takes_the_bots_along(tmp_path: Path, where: str) -> 
     pid, fd = pty.fork()
     if pid == 0:  # the child: cfnet host on the terminal
         os.environ.update({"NO_COLOR": "1", "TERM": "xterm"})
-        os.execv(sys.executable, [sys.executable, "-m", "cfnet.cli", *argv])
+        os.execv(sys.executable, [sys.executable, "-m", "cfnet", *argv])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     seen = b""
     try:

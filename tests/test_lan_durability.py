@@ -19,19 +19,19 @@ import pytest
 from cheaters import resign
 from lan_helpers import LOOPBACK, Peer
 
-from cfnet.bots import GreedyBot
-from cfnet.identity import Identity
-from cfnet.log import Entry, decode_entry
-from cfnet.logfile import read_log
-from cfnet.net.game import NetGame
+from cfnet.disk.store import TableMeta, TableStore, load_identity, prepare_home
+from cfnet.game.bots import GreedyBot
+from cfnet.game.rules import RuleOptions
 from cfnet.net.lobby import HostLobby, join_table
 from cfnet.net.mesh import Mesh
-from cfnet.rules import RuleOptions
-from cfnet.store import TableMeta, TableStore, load_identity, prepare_home
-from cfnet.table import LocalSeat, Table
-from cfnet.table_events import Event
-from cfnet.table_wire import ABORT, EQUIVOCATION, SHUFFLE_A, pack, unpack
-from cfnet.table_wire import TIMEOUT as LATE
+from cfnet.protocol.events import Event
+from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.wire import ABORT, EQUIVOCATION, SHUFFLE_A, pack, unpack
+from cfnet.protocol.wire import TIMEOUT as LATE
+from cfnet.record.entry import Entry, decode_entry
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import read_log
+from cfnet.seat.net_game import NetGame
 
 TIMEOUT = 6  # the table's timeout: also how long a resumed, finished peer lingers
 

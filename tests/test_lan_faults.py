@@ -28,11 +28,11 @@ from lan_helpers import (
     wait_until,
 )
 
-from cfnet.identity import Identity
+from cfnet.disk.store import IDENTITY_FILE
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
-from cfnet.store import IDENTITY_FILE
-from cfnet.table_wire import ABORT
+from cfnet.protocol.wire import ABORT
+from cfnet.record.identity import Identity
 
 ROUND_BYTES = 40_000  # a 4-seat round's log is about 45 kB
 

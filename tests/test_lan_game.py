@@ -21,7 +21,7 @@ from lan_helpers import (
     wait_until,
 )
 
-from cfnet.table_wire import TABLE
+from cfnet.protocol.wire import TABLE
 
 
 def test_four_processes_find_the_table_by_mdns_and_play_it(tmp_path: Path) -> None:

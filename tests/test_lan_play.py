@@ -21,14 +21,14 @@ from prompt_toolkit.output import ColorDepth, DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 from test_screen import COLOUR_CODE
 
-from cfnet.identity import Identity
-from cfnet.lan_screens import BrowserScreen, LanClient, LobbyScreen, Settings, Terminal
+from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.handshake import NET_VERSION
 from cfnet.net.lobby import join_table
-from cfnet.rules import RuleOptions
-from cfnet.screen import GameScreen
-from cfnet.session import GameSession
+from cfnet.record.identity import Identity
+from cfnet.seat.session import GameSession
+from cfnet.ui.game_screen import GameScreen
+from cfnet.ui.lan_screens import BrowserScreen, LanClient, LobbyScreen, Settings, Terminal
 
 STEP_TIMEOUT = 30.0
 

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 from lan_helpers import LOOPBACK, cfnet_verify, unique
 
-from cfnet.net.peer import log_file
+from cfnet.seat.peer import log_file
 
 
 def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, str]:
     pid, fd = pty.fork()
     if pid == 0:  # the child: cfnet on the terminal
         os.environ.update({"NO_COLOR": "1", "TERM": "xterm"})
-        os.execv(sys.executable, [sys.executable, "-m", "cfnet.cli", *argv])
+        os.execv(sys.executable, [sys.executable, "-m", "cfnet", *argv])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     seen = b""
     end = time.monotonic() + timeout

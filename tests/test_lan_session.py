@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from lan_helpers import LOOPBACK, Peer, same_logs, wait_all
 
-from cfnet.bots import GreedyBot
-from cfnet.engine import PASS, IllegalMoveError
-from cfnet.identity import Identity
-from cfnet.net.game import NetGame
+from cfnet.disk.store import TableMeta, TableStore, prepare_home
+from cfnet.game.bots import GreedyBot
+from cfnet.game.engine import PASS, IllegalMoveError
+from cfnet.game.rules import RuleOptions
 from cfnet.net.lobby import HostLobby
-from cfnet.rules import RuleOptions
-from cfnet.session import GameAborted, GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
-from cfnet.store import TableMeta, TableStore, prepare_home
-from cfnet.table import LocalSeat, Table
+from cfnet.protocol.table import LocalSeat, Table
+from cfnet.record.identity import Identity
+from cfnet.seat.net_game import NetGame
+from cfnet.seat.session import GameAborted, GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
 
 
 async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEvent], NetGame]:

@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.codec import encode_canonical
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.identity import Identity
-from cfnet.log import (
+from cfnet.record.codec import encode_canonical
+from cfnet.record.entry import (
     GENESIS_PREV,
     HASH_DOMAIN,
     MAX_ENTRY_BYTES,
@@ -30,6 +29,7 @@ from cfnet.log import (
     entry_hash,
     sign_entry,
 )
+from cfnet.record.identity import Identity
 
 ADA = Identity.from_seed(bytes(32))
 BO = Identity.from_seed(bytes([1]) * 32)

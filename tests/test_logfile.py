@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from cfnet.errors import LocalProtocolError
-from cfnet.identity import Identity
-from cfnet.log import GENESIS_PREV, Entry, sign_entry
-from cfnet.logfile import (
+from cfnet.record.entry import GENESIS_PREV, Entry, sign_entry
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import (
     MAGIC,
     CorruptLog,
     LogFileError,

@@ -10,11 +10,11 @@ from collections.abc import AsyncIterator
 
 from net_helpers import LOOPBACK
 
-from cfnet.identity import Identity
+from cfnet.game.rules import RuleOptions
 from cfnet.net.handshake import Handshake, HandshakeResult
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.lobby import TABLE_CODE_FAILURES, HostLobby
-from cfnet.rules import RuleOptions
+from cfnet.record.identity import Identity
 
 CODE = "blue harbour 42"
 

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from lan_helpers import cfnet_tables_until
 
-from cfnet.identity import Identity
+from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo, TxtError, lan_addresses, txt_properties
-from cfnet.rules import RuleOptions
+from cfnet.record.identity import Identity
 
 ADVERTISER = Path(__file__).with_name("net_advertiser.py")
-CFNET = [sys.executable, "-m", "cfnet.cli"]
+CFNET = [sys.executable, "-m", "cfnet"]
 KEY = Identity.from_seed(b"\x07" * 32)
 ONE_DOT_LEADER = "\u2024"  # protocol.md 6.4: stands for "." in an instance label
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cfnet.codec import DecodeError, decode_bounded
 from cfnet.net.framing import DEFAULT_LIMITS, FrameMalformed, decode_body, encode_frame, entry_frame
+from cfnet.record.codec import DecodeError, decode_bounded
 
 HEAD = b"\x82\xa1t\xa5entry\xa4wire"
 

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from net_helpers import LOOPBACK, link_server
 
 from cfnet.errors import LocalProtocolError
-from cfnet.identity import Identity
 from cfnet.net.framing import (
     HANDSHAKE_LIMITS,
     HEADER,
@@ -31,6 +30,7 @@ from cfnet.net.framing import (
 )
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
+from cfnet.record.identity import Identity
 
 TABLE = bytes(range(16))
 HOST, GUEST = Identity.from_seed(bytes([1]) * 32), Identity.from_seed(bytes([2]) * 32)

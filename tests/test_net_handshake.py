@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from net_helpers import LOOPBACK, link_server
 
-from cfnet.identity import Identity
 from cfnet.net.framing import decode_body, encode_frame
 from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult, WrongJoinCode
 from cfnet.net.link import Link, LinkClosed
+from cfnet.record.identity import Identity
 
 TABLE = bytes(range(16))
 HOST, GUEST, OTHER = (Identity.from_seed(bytes([n]) * 32) for n in (1, 2, 3))

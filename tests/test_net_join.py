@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from lan_helpers import CFNET, LOOPBACK, Peer, unique, wait_until
 
-from cfnet.identity import Identity
+from cfnet.disk.store import TableMeta, TableStore, prepare_home
+from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, HostLobby, LobbyError, join_table
-from cfnet.rules import RuleOptions
-from cfnet.store import TableMeta, TableStore, prepare_home
+from cfnet.record.identity import Identity
 
 HOST = Identity.from_seed(b"\x09" * 32)
 GUEST = Identity.from_seed(b"\x0a" * 32)

@@ -15,12 +15,12 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.utils import get_cwidth
 
-from cfnet.commands.tables import listing
-from cfnet.identity import Identity
-from cfnet.lan_screens import BrowserScreen, Terminal
+from cfnet.cli.commands.tables import listing
+from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
 from cfnet.net.lobby import HostLobby, check_player, join_table
-from cfnet.rules import RuleOptions
+from cfnet.record.identity import Identity
+from cfnet.ui.lan_screens import BrowserScreen, Terminal
 
 LOOPBACK = "127.0.0.1"
 HOST = Identity.from_seed(b"\x05" * 32)

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from net_helpers import LOOPBACK, link_server
 
-from cfnet.identity import Identity
+from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.lobby import HostLobby, LobbyError, Seating, join_table
-from cfnet.rules import RuleOptions
-from cfnet.table import SeatInfo, make_genesis, parse_genesis
+from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
+from cfnet.record.identity import Identity
 
 HOST = Identity.from_seed(b"\x01" * 32)
 GUEST = Identity.from_seed(b"\x02" * 32)
@@ -240,7 +240,7 @@ def test_pings_keep_a_quiet_lobby_link_and_a_silent_joiner_is_dropped() -> None:
     assert asyncio.run(scenario()).reason == "peer said goodbye: 'nothing received for 3 s'"
 
 
-CFNET = [sys.executable, "-m", "cfnet.cli"]
+CFNET = [sys.executable, "-m", "cfnet"]
 
 
 def test_a_joiner_gives_up_on_a_host_stopped_with_sigstop(tmp_path: Path) -> None:

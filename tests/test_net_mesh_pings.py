@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from cfnet.identity import Identity
 from cfnet.net.mesh import Mesh
+from cfnet.record.identity import Identity
 
 LOOPBACK = "127.0.0.1"
 

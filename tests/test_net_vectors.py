@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from zeroconf import ServiceInfo
 
-from cfnet.identity import Identity, fingerprint, verify_signature
+from cfnet.game.rules import RuleOptions
 from cfnet.net import cpace
 from cfnet.net.discovery import SERVICE_TYPE, TableInfo
 from cfnet.net.framing import (
@@ -40,7 +40,7 @@ from cfnet.net.framing import (
     read_frame,
 )
 from cfnet.net.handshake import Handshake, HandshakeResult, join_code_password
-from cfnet.rules import RuleOptions
+from cfnet.record.identity import Identity, fingerprint, verify_signature
 
 TABLE_ID = bytes(range(16))
 HOST_SEED, JOINER_SEED = bytes([1]) * 32, bytes([2]) * 32

@@ -6,8 +6,9 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from cfnet.engine import DRAW, PASS, Move, PlayerView, Round, parse_move, play
-from cfnet.play_input import (
+from cfnet.game.engine import DRAW, PASS, Move, PlayerView, Round, parse_move, play
+from cfnet.game.tiles import Tile
+from cfnet.ui.move_input import (
     COMMANDS,
     Command,
     InputCompleter,
@@ -16,7 +17,6 @@ from cfnet.play_input import (
     parse_input,
     sorted_hand,
 )
-from cfnet.tiles import Tile
 
 NAMES = ("Ann", "Ben")
 

@@ -8,9 +8,8 @@ import hashlib
 
 import nacl.bindings as sodium
 
-from cfnet.deck import SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
-from cfnet.derive import context
-from cfnet.proofs import (
+from cfnet.deck.derive import context
+from cfnet.deck.proofs import (
     RekeyProof,
     ShuffleProof,
     check_rekey,
@@ -19,7 +18,8 @@ from cfnet.proofs import (
     prove_rekey,
     prove_shuffle,
 )
-from cfnet.tiles import double
+from cfnet.deck.sra import SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
+from cfnet.game.tiles import double
 
 TABLE = bytes.fromhex("00112233445566778899aabbccddeeff")
 GENERATOR_0 = "e58c73d7021933b75c3eeacf297f0f223415cad86423f7c74a93d3efed4bb18a"
@@ -78,9 +78,11 @@ def test_two_seat_setup_proofs() -> None:
     got = {name: hashlib.sha256(blob).hexdigest() for name, blob in proofs.items()}
     assert got == SETUP_PROOFS
     assert [len(b) for b in proofs.values()] == [7072, 7072, 1792, 1792]
-    assert ShuffleProof.from_bytes(proofs["shuffle proof, seat 0"], 54).to_bytes() == (
-        proofs["shuffle proof, seat 0"]
+    assert (
+        ShuffleProof.from_bytes(proofs["shuffle proof, seat 0"], 54).to_bytes()
+        == (proofs["shuffle proof, seat 0"])
     )
-    assert RekeyProof.from_bytes(proofs["rekey proof, seat 1"], 54).to_bytes() == (
-        proofs["rekey proof, seat 1"]
+    assert (
+        RekeyProof.from_bytes(proofs["rekey proof, seat 1"], 54).to_bytes()
+        == (proofs["rekey proof, seat 1"])
     )

@@ -19,8 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.codec import encode_canonical
-from cfnet.engine import (
+from cfnet.game.engine import (
     EndReason,
     IllegalMoveError,
     Move,
@@ -32,13 +31,14 @@ from cfnet.engine import (
     move_to_plain,
     parse_move,
 )
-from cfnet.identity import Identity
-from cfnet.log import Entry, sign_entry
-from cfnet.logfile import read_log, write_log
-from cfnet.rules import RuleOptions
-from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
-from cfnet.table_verify import Verdict, verify_entries
-from cfnet.tiles import ALL_TILES, Tile
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import ALL_TILES, Tile
+from cfnet.protocol.testing import Network, play_protocol_game, sim_identity, start_tables
+from cfnet.protocol.verify import Verdict, verify_entries
+from cfnet.record.codec import encode_canonical
+from cfnet.record.entry import Entry, sign_entry
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import read_log, write_log
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "protocol.md").read_text()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cfnet.cli import DEFAULT_COMMAND, build_parser
+from cfnet.cli.main import DEFAULT_COMMAND, build_parser
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BLOCK = re.compile(r"^```sh\n(.*?)^```", re.M | re.S)

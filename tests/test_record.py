@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from cfnet.cli import main
-from cfnet.record import check_record
+from cfnet.cli.main import main
+from cfnet.review.export import check_record
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "record.schema.json").read_text())
 
@@ -105,7 +105,7 @@ def test_a_round_cut_short_keeps_its_secrets(tmp_path: Path) -> None:
     """A round that ends with an abort is never revealed: no hands, no yard, no drawn tile."""
     from cheaters import Cheater, run
 
-    from cfnet.logfile import write_log
+    from cfnet.record.logfile import write_log
 
     played: list[dict[str, Any]] = []
 

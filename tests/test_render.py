@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from cfnet.bots import RandomBot
-from cfnet.engine import Game, Round, parse_move
-from cfnet.render import WIDTH, render_banner, render_board, render_hand, render_scores
-from cfnet.rules import RuleOptions
-from cfnet.simulate import play_game
-from cfnet.tiles import Tile
+from cfnet.game.bots import RandomBot
+from cfnet.game.engine import Game, Round, parse_move
+from cfnet.game.practice import play_game
+from cfnet.game.rules import RuleOptions
+from cfnet.game.text import WIDTH, render_banner, render_board, render_hand, render_scores
+from cfnet.game.tiles import Tile
 
 
 def tiles(text: str) -> list[Tile]:

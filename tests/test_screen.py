@@ -15,12 +15,12 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth, DummyOutput, Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from cfnet.engine import DRAW, EndReason, Play, PlayerView, Round, parse_move
-from cfnet.rules import RuleOptions
-from cfnet.screen import GameScreen, describe_end, instruction, newest_row
-from cfnet.session import GameAborted, GameEnded, Notice, RoundEnded
-from cfnet.sim_session import OfflineSession
-from cfnet.tiles import Tile
+from cfnet.game.engine import DRAW, EndReason, Play, PlayerView, Round, parse_move
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import Tile
+from cfnet.seat.offline import OfflineSession
+from cfnet.seat.session import GameAborted, GameEnded, Notice, RoundEnded
+from cfnet.ui.game_screen import GameScreen, describe_end, instruction, newest_row
 
 NAMES = ("Me", "Ada", "Bob")
 STEP_TIMEOUT = 30.0  # generous: a loaded machine must not fail

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from cfnet.cli import main
+from cfnet.cli.main import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -110,7 +110,7 @@ def test_output_does_not_depend_on_the_process(capsys: pytest.CaptureFixture[str
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
         done = subprocess.run(
-            [sys.executable, "-m", "cfnet.cli", *args], env=env, capture_output=True, text=True
+            [sys.executable, "-m", "cfnet", *args], env=env, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr
         outputs.add(done.stdout.rsplit("speed:", 1)[0])

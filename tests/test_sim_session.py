@@ -6,11 +6,11 @@ import asyncio
 
 import pytest
 
-from cfnet.bots import GreedyBot
-from cfnet.engine import DRAW, IllegalMoveError, Play
-from cfnet.rules import RuleOptions
-from cfnet.session import GameEnded, GameSession, Moved, RoundBegan, RoundEnded, SessionEvent
-from cfnet.sim_session import OfflineSession
+from cfnet.game.bots import GreedyBot
+from cfnet.game.engine import DRAW, IllegalMoveError, Play
+from cfnet.game.rules import RuleOptions
+from cfnet.seat.offline import OfflineSession
+from cfnet.seat.session import GameEnded, GameSession, Moved, RoundBegan, RoundEnded, SessionEvent
 
 NAMES = ("Me", "Ada", "Bob")
 

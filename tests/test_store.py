@@ -15,12 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from cfnet.codec import encode_canonical
-from cfnet.identity import Identity
-from cfnet.log import GENESIS_PREV, Entry, sign_entry
-from cfnet.logfile import encode_record, read_log
-from cfnet.rules import RuleOptions
-from cfnet.store import (
+from cfnet.disk.store import (
     LOCK_FILE,
     LOG_FILE,
     META_FILE,
@@ -34,6 +29,11 @@ from cfnet.store import (
     prepare_home,
     table_dir,
 )
+from cfnet.game.rules import RuleOptions
+from cfnet.record.codec import encode_canonical
+from cfnet.record.entry import GENESIS_PREV, Entry, sign_entry
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import encode_record, read_log
 
 TABLE = bytes(range(16))
 OTHER = bytes(range(16, 32))
@@ -283,8 +283,8 @@ _WRITER = textwrap.dedent(
     """
     import itertools, sys
     from pathlib import Path
-    from cfnet.log import sign_entry
-    from cfnet.store import TableStore
+    from cfnet.record.entry import sign_entry
+    from cfnet.disk.store import TableStore
     from tests.test_store import KEYS, TABLE
 
     with TableStore.open(Path(sys.argv[1]), TABLE) as store:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from cfnet.deck import round_deck
-from cfnet.engine import PASS
+from cfnet.deck.sra import round_deck
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.identity import Identity
-from cfnet.log import Entry, sign_entry
-from cfnet.rules import RuleOptions
-from cfnet.table import (
+from cfnet.game.engine import PASS
+from cfnet.game.rules import RuleOptions
+from cfnet.game.tiles import double
+from cfnet.protocol.round_state import first_invalid
+from cfnet.protocol.table import (
     MAX_ABORT_ENTRY,
     MAX_ORDINARY_ENTRY,
     MAX_PENDING_BYTES,
@@ -20,11 +20,11 @@ from cfnet.table import (
     Table,
     make_genesis,
 )
-from cfnet.table_round import first_invalid
-from cfnet.table_sim import Network, play_protocol_game, sim_identity, start_tables
-from cfnet.table_verify import verify_entries
-from cfnet.table_wire import EQUIVOCATION, PROTOCOL_VERSION, TIMEOUT, check_display_name
-from cfnet.tiles import double
+from cfnet.protocol.testing import Network, play_protocol_game, sim_identity, start_tables
+from cfnet.protocol.verify import verify_entries
+from cfnet.protocol.wire import EQUIVOCATION, PROTOCOL_VERSION, TIMEOUT, check_display_name
+from cfnet.record.entry import Entry, sign_entry
+from cfnet.record.identity import Identity
 
 
 def _logs(network: Network) -> set[bytes]:

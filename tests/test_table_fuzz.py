@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cfnet.errors import PeerProtocolError
-from cfnet.log import Entry, sign_entry
-from cfnet.rules import RuleOptions
-from cfnet.table import Table
-from cfnet.table_events import FaultFound
-from cfnet.table_sim import sim_identity, start_tables
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.events import FaultFound
+from cfnet.protocol.table import Table
+from cfnet.protocol.testing import sim_identity, start_tables
+from cfnet.record.entry import Entry, sign_entry
 
 PLAIN = st.recursive(
     st.none()

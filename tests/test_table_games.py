@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_helpers import chain, logs
 
-from cfnet.engine import Round
-from cfnet.rules import RuleOptions
-from cfnet.table_events import GameOver, RoundScored
-from cfnet.table_sim import play_protocol_game
-from cfnet.table_verify import verify_entries
+from cfnet.game.engine import Round
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.events import GameOver, RoundScored
+from cfnet.protocol.testing import play_protocol_game
+from cfnet.protocol.verify import verify_entries
 
 BOTS = [("greedy",), ("random",), ("greedy", "random")]
 

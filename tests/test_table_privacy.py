@@ -3,11 +3,11 @@ it (or drawn by it) and not yet played, from everything it has seen plus its own
 
 from __future__ import annotations
 
-from cfnet.deck import DeckError, SeatSecrets, open_point, tile_for_point
-from cfnet.log import Entry
-from cfnet.rules import RuleOptions, hand_size
-from cfnet.table_sim import Network, start_tables
-from cfnet.table_wire import unpack
+from cfnet.deck.sra import DeckError, SeatSecrets, open_point, tile_for_point
+from cfnet.game.rules import RuleOptions, hand_size
+from cfnet.protocol.testing import Network, start_tables
+from cfnet.protocol.wire import unpack
+from cfnet.record.entry import Entry
 
 
 def _known_keys(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cfnet.rules import (
+from cfnet.game.rules import (
     RuleOptionError,
     RuleOptions,
     hand_size,
@@ -10,7 +10,7 @@ from cfnet.rules import (
     rule_options,
     yard_floor,
 )
-from cfnet.tiles import ALL_TILES, Tile, TileParseError, a_number, double
+from cfnet.game.tiles import ALL_TILES, Tile, TileParseError, a_number, double
 
 
 def test_double_nine_set_has_55_distinct_tiles_with_stable_indexes() -> None:

@@ -3,10 +3,10 @@ it showed already (a live watcher sees the move, then the abort that drops it)."
 
 from __future__ import annotations
 
-from cfnet.table import Table
-from cfnet.table_sim import start_tables
-from cfnet.table_wire import ABORT, DRAW, OUT_OF_TURN, PASS, PLAY, Fault
-from cfnet.timeline import Timeline
+from cfnet.protocol.table import Table
+from cfnet.protocol.testing import start_tables
+from cfnet.protocol.wire import ABORT, DRAW, OUT_OF_TURN, PASS, PLAY, Fault
+from cfnet.review.timeline import Timeline
 
 
 def test_a_move_an_abort_supersedes_leaves_the_timeline() -> None:

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from cheaters import Cheater, resign, run
 
-from cfnet.cli import main
-from cfnet.logfile import write_log
-from cfnet.rules import RuleOptions
-from cfnet.table_events import MoveMade
-from cfnet.table_sim import play_protocol_game, start_tables
+from cfnet.cli.main import main
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.events import MoveMade
+from cfnet.protocol.testing import play_protocol_game, start_tables
+from cfnet.record.logfile import write_log
 
 VECTOR = Path(__file__).parent / "vectors" / "game-2p-seed1.cfnlog"
 
@@ -112,7 +112,7 @@ def test_a_timeout_abort_is_a_claim_not_a_proof(
 
 
 def test_forged_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from cfnet.table_sim import sim_identity
+    from cfnet.protocol.testing import sim_identity
 
     entries = list(play_protocol_game(2, 3, RuleOptions(rounds=1)).tables[0].entries)
     forged = resign(sim_identity(3, 0), entries[3])  # seat 1's entry signed with seat 0's key
@@ -188,7 +188,7 @@ def test_replay_into_a_closed_pipe_stops_quietly() -> None:
     os.close(read)  # the reader has left, as `| head` does after its lines
     try:
         run = subprocess.run(
-            [sys.executable, "-m", "cfnet.cli", "replay", str(VECTOR)],
+            [sys.executable, "-m", "cfnet", "replay", str(VECTOR)],
             stdout=write,
             stderr=subprocess.PIPE,
             text=True,

@@ -11,10 +11,10 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from cfnet.cli import main
-from cfnet.commands.replay import start_position
-from cfnet.timeline import Timeline, read_timeline
-from cfnet.viewer import Viewer
+from cfnet.cli.commands.replay import start_position
+from cfnet.cli.main import main
+from cfnet.review.timeline import Timeline, read_timeline
+from cfnet.ui.viewer import Viewer
 
 RIGHT, LEFT, PAGE_UP, PAGE_DOWN = "\x1b[C", "\x1b[D", "\x1b[5~", "\x1b[6~"
 HOME, END = "\x1b[H", "\x1b[F"
@@ -146,7 +146,7 @@ def test_a_pipe_and_plain_print_todays_text(log: Path, capsys: pytest.CaptureFix
 
 
 def test_live_the_viewer_follows_the_newest_move_until_stepped_back(log: Path) -> None:
-    from cfnet.logfile import read_log
+    from cfnet.record.logfile import read_log
 
     entries = read_log(log)
     growing = Timeline(entries[0].wire)

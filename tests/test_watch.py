@@ -21,14 +21,14 @@ from lan_helpers import (
     wait_until,
 )
 
-from cfnet.identity import Identity
-from cfnet.log import decode_entry, sign_entry
+from cfnet.game.text import render_board
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.watch import NO_WATCHERS
-from cfnet.render import render_board
-from cfnet.spectate import LogFollower
-from cfnet.timeline import read_timeline
+from cfnet.record.entry import decode_entry, sign_entry
+from cfnet.record.identity import Identity
+from cfnet.review.timeline import read_timeline
+from cfnet.ui.spectate import LogFollower
 
 
 def lobby_port(host: Peer) -> int:
@@ -158,7 +158,7 @@ def test_follow_a_log_being_written(tmp_path: Path) -> None:
 
 
 def test_the_follower_starts_again_where_a_file_is_rewritten(tmp_path: Path) -> None:
-    from cfnet.cli import main
+    from cfnet.cli.main import main
 
     log = tmp_path / "game.cflog"
     assert main(["selfplay", "--protocol", "--players", "2", "--rule", "rounds=1",
@@ -175,7 +175,7 @@ def test_the_follower_starts_again_where_a_file_is_rewritten(tmp_path: Path) -> 
     cut.write_bytes(data)
     assert part.poll() == whole[len(first) :]
     # a rewrite as after an abort: the file cut back to entry k, then another entry k
-    from cfnet.logfile import write_log
+    from cfnet.record.logfile import write_log
 
     k = len(whole) // 2
     other_k = sign_entry(Identity.generate(), whole[0].table_id, k, whole[k - 1].hash, 0,
@@ -195,15 +195,15 @@ def test_the_follower_starts_again_where_a_file_is_rewritten(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("args", [[], ["x", "--follow", "f"]])
 def test_watch_needs_one_source(args: list[str]) -> None:
-    from cfnet.cli import main
+    from cfnet.cli.main import main
 
     assert main(["watch", *args]) == 2
 
 
 def test_the_lobby_shows_how_many_are_watching() -> None:
+    from cfnet.game.rules import RuleOptions
     from cfnet.net.lobby import HostLobby, LobbyError, join_table
     from cfnet.net.watch import MAX_WATCHERS, watch_table
-    from cfnet.rules import RuleOptions
 
     host, guest = Identity.generate(), Identity.generate()
     said: list[str] = []

@@ -20,9 +20,9 @@ from zeroconf._dns import DNSText  # zeroconf's TXT record class (not in its __a
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from cfnet.errors import LocalProtocolError
+from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.net.handshake import NET_VERSION, TABLE_ID_BYTES
-from cfnet.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.table_wire import MAX_TIMEOUT
+from cfnet.protocol.wire import MAX_TIMEOUT
 
 log = logging.getLogger("cfnet.net")
 

@@ -2,7 +2,8 @@
 
 A frame is a 4-byte big-endian body length, then the body: one canonical msgpack map with a
 str key "t" (the message type). The length is checked against the limit before the body is
-read; the body goes through `cfnet.codec.decode_bounded`, which checks sizes, depth, item count
+read; the body goes through `cfnet.record.codec.decode_bounded`, which checks sizes, depth, item
+count
 and truncation on the headers before any object is built (one call per frame: no long-lived
 Unpacker to reuse after an error). Every failure raises a specific `FrameError`.
 
@@ -27,9 +28,9 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from cfnet.codec import DecodeError, decode_bounded, encode_canonical
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.log import MAX_ENTRY_BYTES
+from cfnet.record.codec import DecodeError, decode_bounded, encode_canonical
+from cfnet.record.entry import MAX_ENTRY_BYTES
 
 HEADER = struct.Struct(">I")
 MAX_FRAME_BYTES = MAX_ENTRY_BYTES + 4096  # one entry's wire bytes plus the message around them

@@ -30,16 +30,16 @@ from typing import Any, TypeGuard
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
-from cfnet.codec import encode_canonical
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.identity import (
+from cfnet.net import cpace
+from cfnet.record.codec import encode_canonical
+from cfnet.record.identity import (
     PUBLIC_KEY_BYTES,
     SIGNATURE_BYTES,
     Identity,
     fingerprint,
     verify_signature,
 )
-from cfnet.net import cpace
 
 NET_VERSION = 2
 TABLE_ID_BYTES = 16

@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
-from cfnet.identity import fingerprint
 from cfnet.net.framing import (
     DEFAULT_LIMITS,
     HANDSHAKE_LIMITS,
@@ -29,6 +28,7 @@ from cfnet.net.framing import (
     read_frame,
 )
 from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult
+from cfnet.record.identity import fingerprint
 
 log = logging.getLogger("cfnet.net")
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
+from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo, parse_rules
 from cfnet.net.handshake import (
     TABLE_ID_BYTES,
@@ -38,9 +38,9 @@ from cfnet.net.handshake import (
     WrongJoinCode,
 )
 from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
-from cfnet.rules import RuleOptions
-from cfnet.table import SeatInfo, make_genesis, parse_genesis
-from cfnet.table_wire import check_display_name
+from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
+from cfnet.protocol.wire import check_display_name
+from cfnet.record.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")
 
@@ -277,9 +277,7 @@ class HostLobby:
         """Listen and advertise; returns the lobby's TCP port."""
         quiet_accept_exhaustion()
         try:
-            self._server = await asyncio.start_server(
-                self._on_connect, self._interface, self._port
-            )
+            self._server = await asyncio.start_server(self._on_connect, self._interface, self._port)
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
                 raise

@@ -27,11 +27,11 @@ from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
 
-from cfnet.identity import Identity, fingerprint
-from cfnet.log import entry_hash
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
+from cfnet.record.entry import entry_hash
+from cfnet.record.identity import Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")
 
@@ -125,9 +125,7 @@ class _Outbox:
         how ours ends); None when there is nothing to send."""
         count, digest = head
         ours = self._store.count()
-        if count == 0 or (
-            count <= ours and entry_hash(self._store.since(count - 1)[0]) == digest
-        ):
+        if count == 0 or (count <= ours and entry_hash(self._store.since(count - 1)[0]) == digest):
             return count if count < ours else None
         return ours - 1 if ours else None
 

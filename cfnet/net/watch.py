@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfnet.identity import Identity, fingerprint
-from cfnet.log import MalformedEntry, decode_entry
 from cfnet.net.discovery import TableInfo
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import Handshake
@@ -36,7 +34,9 @@ from cfnet.net.lobby import (
     _roster_of,
 )
 from cfnet.net.mesh import EntryStore
-from cfnet.table_wire import check_display_name
+from cfnet.protocol.wire import check_display_name
+from cfnet.record.entry import MalformedEntry, decode_entry
+from cfnet.record.identity import Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cfnet.identity import Identity
-from cfnet.log import Entry, sign_entry
+from cfnet.record.entry import Entry, sign_entry
+from cfnet.record.identity import Identity
 
 
 def extend(

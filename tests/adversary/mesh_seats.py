@@ -10,11 +10,11 @@ from collections.abc import Callable, Sequence
 
 from net_helpers import LOOPBACK
 
-from cfnet.identity import Identity
-from cfnet.log import Chain, ChainError, Entry, MalformedEntry, decode_entry, sign_entry
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link
 from cfnet.net.mesh import Mesh
+from cfnet.record.entry import Chain, ChainError, Entry, MalformedEntry, decode_entry, sign_entry
+from cfnet.record.identity import Identity
 
 DEADLINE = 60.0
 

@@ -11,12 +11,12 @@ import contextlib
 import pytest
 
 from cfnet.errors import PeerProtocolError
-from cfnet.log import Entry
-from cfnet.table import Table
-from cfnet.table_events import FaultFound
-from cfnet.table_sim import start_tables
-from cfnet.table_verify import verify_entries
-from cfnet.table_wire import ABORT, OUT_OF_TURN, Fault
+from cfnet.protocol.events import FaultFound
+from cfnet.protocol.table import Table
+from cfnet.protocol.testing import start_tables
+from cfnet.protocol.verify import verify_entries
+from cfnet.protocol.wire import ABORT, OUT_OF_TURN, Fault
+from cfnet.record.entry import Entry
 
 PLAYERS = 4
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import contextlib
 
 from cfnet.errors import PeerProtocolError
-from cfnet.log import sign_entry
-from cfnet.rules import RuleOptions
-from cfnet.table import MAX_ORDINARY_ENTRY, PENDING_SLACK, Table
-from cfnet.table_sim import play_protocol_game, sim_identity
-from cfnet.table_verify import verify_entries
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.table import MAX_ORDINARY_ENTRY, PENDING_SLACK, Table
+from cfnet.protocol.testing import play_protocol_game, sim_identity
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.entry import sign_entry
 
 SEED = 5
 

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from net_helpers import LOOPBACK
 
 from adversary.mesh_seats import DEADLINE
-from cfnet.identity import Identity
-from cfnet.log import GENESIS_PREV, decode_entry, sign_entry
 from cfnet.net.mesh import Mesh
+from cfnet.record.entry import GENESIS_PREV, decode_entry, sign_entry
+from cfnet.record.identity import Identity
 
 SHARED = 6
 

@@ -12,13 +12,13 @@ import pytest
 from cheaters import Cheater, run
 
 from adversary.forged import extend
-from cfnet.cli import main
-from cfnet.identity import Identity
-from cfnet.log import Entry
-from cfnet.logfile import read_log, write_log
-from cfnet.rules import RuleOptions
-from cfnet.table_sim import start_tables
-from cfnet.table_verify import verify_entries
+from cfnet.cli.main import main
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.testing import start_tables
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.entry import Entry
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import read_log, write_log
 
 VECTOR = Path(__file__).parent.parent / "vectors" / "game-2p-seed1.cfnlog"
 FORGER = Identity.from_seed(bytes(range(32)))  # a key that holds no seat

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from lan_helpers import CFNET, LOOPBACK
 
-from cfnet.identity import Identity
+from cfnet.game.rules import RuleOptions
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
-from cfnet.rules import RuleOptions
+from cfnet.record.identity import Identity
 
 HOSTILE = "eve\x1b]0;pwned\x07\x1b[2J\x1b[31m"
 DEADLINE = 60.0

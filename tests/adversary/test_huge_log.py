@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from cfnet.identity import Identity
-from cfnet.log import sign_entry
-from cfnet.logfile import MAGIC, encode_record, read_log
-from cfnet.table import MAX_ABORT_ENTRY
+from cfnet.protocol.table import MAX_ABORT_ENTRY
+from cfnet.record.entry import sign_entry
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import MAGIC, encode_record, read_log
 
 VECTOR = Path(__file__).parent.parent / "vectors" / "game-2p-seed1.cfnlog"
 HOSTILE_BYTES = 64 << 20
@@ -47,7 +47,7 @@ def hostile_log(path: Path, record_body: int, size: int = HOSTILE_BYTES) -> None
 def verify_peak(path: Path) -> tuple[int, int, str]:
     """`cfnet verify path` in a child process: its exit code, peak RSS (KiB) and output."""
     run = subprocess.run(
-        [sys.executable, "-c", PEAK, sys.executable, "-m", "cfnet.cli", "verify", str(path)],
+        [sys.executable, "-c", PEAK, sys.executable, "-m", "cfnet", "verify", str(path)],
         capture_output=True,
         text=True,
         timeout=300,

@@ -17,11 +17,11 @@ import pytest
 from test_lan_durability import Seat, seat_in_order
 
 from cfnet.errors import PeerProtocolError
-from cfnet.log import Entry, decode_entry
 from cfnet.net.framing import entry_frame
 from cfnet.net.mesh import Mesh
-from cfnet.session import GameAborted, GameEnded
-from cfnet.table import Table
+from cfnet.protocol.table import Table
+from cfnet.record.entry import Entry, decode_entry
+from cfnet.seat.session import GameAborted, GameEnded
 
 ATTACKER, NEXT = 1, 2
 TIMEOUT = 20

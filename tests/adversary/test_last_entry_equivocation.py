@@ -11,13 +11,13 @@ import os
 
 import nacl.bindings as sodium
 
-from cfnet.codec import encode_canonical
-from cfnet.identity import Identity
-from cfnet.log import SIGN_DOMAIN, Entry, decode_entry
-from cfnet.rules import RuleOptions
-from cfnet.table_sim import sim_identity, start_tables
-from cfnet.table_verify import verify_entries
-from cfnet.table_wire import EQUIVOCATION
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.testing import sim_identity, start_tables
+from cfnet.protocol.verify import verify_entries
+from cfnet.protocol.wire import EQUIVOCATION
+from cfnet.record.codec import encode_canonical
+from cfnet.record.entry import SIGN_DOMAIN, Entry, decode_entry
+from cfnet.record.identity import Identity
 
 SEED, PLAYERS = 3, 3
 

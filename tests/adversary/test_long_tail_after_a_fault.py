@@ -10,9 +10,9 @@ import pytest
 from cheaters import Cheater, run
 
 from adversary.forged import extend
-from cfnet.log import Entry
-from cfnet.table_sim import sim_identity
-from cfnet.table_verify import verify_entries
+from cfnet.protocol.testing import sim_identity
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.entry import Entry
 
 PLAYERS, SEED, CHEAT = 3, 6, 1
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from adversary.forged import extend
-from cfnet.identity import Identity
-from cfnet.logfile import read_log
-from cfnet.table import OFFLINE, Table
-from cfnet.table_sim import sim_identity
-from cfnet.table_verify import verify_entries
+from cfnet.protocol.table import OFFLINE, Table
+from cfnet.protocol.testing import sim_identity
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import read_log
 
 VECTOR = Path(__file__).parent.parent / "vectors" / "game-2p-seed1.cfnlog"
 

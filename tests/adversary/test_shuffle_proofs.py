@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.deck import SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
-from cfnet.derive import context
-from cfnet.proofs import (
+from cfnet.deck.derive import context
+from cfnet.deck.proofs import (
     ProofError,
     RekeyProof,
     ShuffleProof,
@@ -26,10 +25,11 @@ from cfnet.proofs import (
     prove_rekey,
     prove_shuffle,
 )
-from cfnet.table_events import HandDealt
-from cfnet.table_round import Step
-from cfnet.table_wire import BAD_PROOF, pack, unpack
-from cfnet.tiles import double
+from cfnet.deck.sra import SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
+from cfnet.game.tiles import double
+from cfnet.protocol.events import HandDealt
+from cfnet.protocol.round_state import Step
+from cfnet.protocol.wire import BAD_PROOF, pack, unpack
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 from cheaters import Cheater, assert_caught, run

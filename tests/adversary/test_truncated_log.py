@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cfnet.cli import main
-from cfnet.logfile import read_log, write_log
-from cfnet.table import OFFLINE, Table
-from cfnet.table_verify import verify_entries
+from cfnet.cli.main import main
+from cfnet.protocol.table import OFFLINE, Table
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.logfile import read_log, write_log
 
 VECTOR = Path(__file__).parent.parent / "vectors" / "game-2p-seed1.cfnlog"
 

@@ -1,0 +1,7 @@
+"""`python -m cfnet`: the `cfnet` command."""
+
+import sys
+
+from cfnet.cli.main import main
+
+sys.exit(main())

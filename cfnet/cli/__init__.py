@@ -1,0 +1,1 @@
+"""The `cfnet` command: its options and one module per sub-command."""

@@ -1,0 +1,20 @@
+"""`cfnet bot --table NAME --strategy S`: a computer player that joins a table as a peer."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Seat a computer player, a peer of its own, at a table on the LAN."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.seat.peer import add_join_arguments
+
+    parser.add_argument("--table", default=None, metavar="NAME", help="the table's name")
+    add_join_arguments(parser, "greedy")
+
+
+def run(args: argparse.Namespace) -> int:
+    from cfnet.seat.peer import run_join
+
+    return run_join(args, args.table, "bot")

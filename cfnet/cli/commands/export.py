@@ -1,0 +1,51 @@
+"""`cfnet export LOG`: the game as a plain JSON record for other programs (docs/record.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Write a saved game as a plain JSON record (docs/record.md) for other programs."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.disk.store import add_home_argument
+
+    parser.add_argument(
+        "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
+    )
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write the record to FILE (default: stdout)"
+    )
+    add_home_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    import hashlib
+    import json
+    import sys
+    from pathlib import Path
+
+    from cfnet.disk.saved_games import GameLookupError, find_log
+    from cfnet.disk.store import default_home
+    from cfnet.errors import PeerProtocolError
+    from cfnet.record.logfile import LogFileError
+    from cfnet.review.export import export_record
+    from cfnet.review.timeline import read_timeline
+
+    try:
+        path = find_log(args.log, (args.home or default_home()).expanduser())
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        with path.open("rb") as f:
+            timeline = read_timeline(f, str(path))
+        text = json.dumps(export_record(timeline, digest), indent=1) + "\n"
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            Path(args.output).write_text(text, encoding="utf-8")
+    except (OSError, GameLookupError, LogFileError) as error:
+        print(f"cfnet export: {error}", file=sys.stderr)
+        return 1
+    except PeerProtocolError as error:
+        print(f"cfnet export: entry 0 is not a valid table: {error.reason}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,53 @@
+"""`cfnet games`: the games kept in the state directory, newest first, in 80 columns."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = (
+    "List your saved games, newest first: date, table, players, rounds, result and log; "
+    "`cfnet verify` and `cfnet replay` take a table name or id from this list."
+)
+WIDTH = 80
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.disk.store import add_home_argument
+
+    add_home_argument(parser)
+
+
+def _fit(text: str, width: int) -> str:
+    """`text` cut to `width` characters, an ellipsis marking the cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _home_relative(path: str) -> str:
+    """`path` with the user's home directory written `~`."""
+    from pathlib import Path
+
+    home = str(Path.home())
+    return "~" + path[len(home) :] if home != "/" and path.startswith(home + "/") else path
+
+
+def run(args: argparse.Namespace) -> int:
+    from cfnet.disk.saved_games import saved_games, shown
+    from cfnet.disk.store import default_home
+
+    home = (args.home or default_home()).expanduser()
+    games = saved_games(home)
+    if not games:
+        print(f"no saved games in {home}: host or join a table to play one")
+        return 0
+    print(f"{'DATE':<16}  {'ID':<8}  {'TABLE':<16}  {'ROUNDS':>6}  RESULT")
+    for game in games:
+        rounds = f"{game.rounds}/{game.meta.rules.rounds}"
+        row = (
+            f"{game.date:<16}  {game.short_id:<8}  {_fit(shown(game.meta.name), 16):<16}  "
+            f"{rounds:>6}  {game.result()}"
+        )
+        print(_fit(row, WIDTH))
+        players = ", ".join(game.players) if game.players else "(the game had not begun)"
+        print(_fit(f"  players: {players}", WIDTH))
+        print(f"  log: {_home_relative(str(game.log))}")
+    return 0

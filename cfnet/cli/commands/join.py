@@ -1,0 +1,20 @@
+"""`cfnet join NAME | --connect HOST:PORT`: take a seat at a table and play it."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Take a seat at a table on the LAN (by name, or --connect HOST:PORT) and play."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.seat.peer import add_join_arguments
+
+    parser.add_argument("table", nargs="?", default=None, metavar="NAME", help="the table's name")
+    add_join_arguments(parser, None)
+
+
+def run(args: argparse.Namespace) -> int:
+    from cfnet.seat.peer import run_join
+
+    return run_join(args, args.table, "join")

@@ -1,0 +1,255 @@
+"""`cfnet replay LOG`: a saved game move by move, as a person reads it.
+
+A round's moves are shown once its reveal is read, so that each draw shows the tile it gave
+(a round cut short by an abort shows bare draws); then how the round ended and its scores."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cfnet.game.rules import RuleOptions
+    from cfnet.game.tiles import Tile
+    from cfnet.protocol.events import RoundScored
+    from cfnet.protocol.table import Table
+    from cfnet.review.timeline import Timeline
+
+HELP = "Show a saved game move by move: the board after each play, hands and scores."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.disk.store import add_home_argument
+
+    parser.add_argument(
+        "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
+    )
+    parser.add_argument("--round", type=int, metavar="R", help="show only round R")
+    parser.add_argument(
+        "--to",
+        type=int,
+        metavar="N",
+        help="stop after move N (of round R with --round, else of the whole game)",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="print the game as text (what a pipe gets) instead of the full-screen viewer",
+    )
+    add_home_argument(parser)
+
+
+def drawn_tiles(scored: RoundScored, players: int, options: RuleOptions) -> list[Tile]:
+    """The tiles a round's draws gave, in order, from its revealed deal."""
+    from cfnet.game.engine import Draw, Round
+
+    replayed = Round(
+        players, scored.round_number, scored.starter, scored.dealt, scored.yard, options
+    )
+    tiles = []
+    for move in scored.moves:
+        tile = replayed.apply(move)
+        if isinstance(move, Draw) and tile is not None:
+            tiles.append(tile)
+    return tiles
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+    import sys
+
+    if not args.plain and sys.stdin.isatty() and sys.stdout.isatty():
+        return _view(args)
+    try:
+        code = _replay(args)
+        sys.stdout.flush()  # inside the try: a reader that left shows here, not at exit
+        return code
+    except BrokenPipeError:  # the reader left (`cfnet replay LOG | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _view(args: argparse.Namespace) -> int:
+    """The full-screen viewer on the game, at move `--to` (of round `--round`) if given."""
+    import asyncio
+    import sys
+
+    from cfnet.disk.saved_games import GameLookupError, find_log
+    from cfnet.disk.store import default_home
+    from cfnet.errors import PeerProtocolError
+    from cfnet.record.logfile import LogFileError
+    from cfnet.review.timeline import read_timeline
+    from cfnet.ui.viewer import Viewer
+
+    try:
+        path = find_log(args.log, (args.home or default_home()).expanduser())
+        with path.open("rb") as f:
+            timeline = read_timeline(f, str(path))
+    except (OSError, GameLookupError, LogFileError, PeerProtocolError) as error:
+        print(f"cfnet replay: {error}", file=sys.stderr)
+        return 1
+    try:
+        at = start_position(timeline, args.round, args.to)
+    except ValueError as error:
+        print(f"cfnet replay: {error}", file=sys.stderr)
+        return 1
+    viewer = Viewer(timeline, f"replay {timeline.table.name!r}", at=at)
+    viewer.status = verdict_line(timeline)
+    return asyncio.run(viewer.run())
+
+
+def start_position(timeline: Timeline, round_number: int | None, to: int | None) -> int:
+    """The index of the position the viewer opens at: after move `to` of round `round_number`
+    (of the whole game without a round; the round's start without `to`); ValueError if the
+    game has no such round."""
+    positions = timeline.positions
+    if round_number is not None:
+        rounds = timeline.table.options.rounds
+        if not 1 <= round_number <= rounds:
+            raise ValueError(f"no round {round_number}: this game has rounds 1 to {rounds}")
+        found = [i for i, p in enumerate(positions) if p.round_number == round_number]
+        if not found:
+            raise ValueError(f"no round {round_number}: the log stops before it")
+        return found[min(to or 0, len(found) - 1)]
+    if to is None:
+        return 0
+    return next((i for i, p in enumerate(positions) if p.number >= to), len(positions) - 1)
+
+
+def verdict_line(timeline: Timeline) -> str:
+    """`cfnet verify`'s verdict on what the timeline holds, in one line."""
+    verdict = timeline.verdict()
+    if verdict.ok:
+        return "valid: a complete game; every signature, shuffle, key and move checked"
+    if verdict.blamed is not None:
+        return f"INVALID: {verdict.problem}"
+    return ("unfinished: " if not verdict.finished else "") + verdict.problem
+
+
+def _replay(args: argparse.Namespace) -> int:
+    import sys
+
+    from cfnet.disk.saved_games import GameLookupError, find_log
+    from cfnet.disk.store import default_home
+    from cfnet.errors import PeerProtocolError
+    from cfnet.game.engine import Draw, Play
+    from cfnet.game.text import render_board
+    from cfnet.protocol.events import (
+        Aborted,
+        FaultFound,
+        GameOver,
+        MoveMade,
+        RoundScored,
+        RoundStarted,
+    )
+    from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
+    from cfnet.record.logfile import LogFileError, iter_log
+
+    def fail(message: str) -> int:
+        print(f"cfnet replay: {message}", file=sys.stderr)
+        return 1
+
+    try:
+        path = find_log(args.log, (args.home or default_home()).expanduser())
+        f = path.open("rb")
+    except (OSError, GameLookupError) as error:
+        return fail(str(error))
+    with f:
+        entries = iter_log(f, str(path), MAX_ABORT_ENTRY)
+        try:
+            genesis = next(entries, None)
+            table = None if genesis is None else Table(genesis.wire, None, OFFLINE)
+        except (LogFileError, PeerProtocolError) as error:
+            return fail(str(error))
+        if table is None:
+            return fail(f"{path} holds no entries")
+        rounds = table.options.rounds
+        if args.round is not None and not 1 <= args.round <= rounds:
+            return fail(f"no round {args.round}: this game has rounds 1 to {rounds}")
+        names = [f"seat {s} ({info.name})" for s, info in enumerate(table.seats)]
+        header = f"table {table.name!r}: {', '.join(names)}; {table.options.describe()}"
+        if args.round is None:
+            print(header)
+        moves = 0
+        pending: list[tuple[str, bool]] = []  # this round's move lines; True: a bare draw
+        seen = 0  # the last round started
+
+        def shown(round_number: int) -> bool:
+            return args.round is None or args.round == round_number
+
+        def flush(scored: RoundScored | None) -> None:
+            """Print the round's moves, the draws with their tiles once the reveal is read."""
+            drawn = [] if scored is None else drawn_tiles(scored, table.players, table.options)
+            tiles = iter(drawn)
+            for line, draw in pending:
+                print(f"{line} {next(tiles).label}" if draw else line)
+            pending.clear()
+
+        def stopped() -> bool:
+            return args.to is not None and moves >= args.to
+
+        try:
+            for entry in entries:
+                events = table.receive(entry.wire, OFFLINE)
+                for event in events:
+                    if isinstance(event, RoundStarted):
+                        seen = event.round_number
+                        if shown(seen):
+                            if args.round is not None:
+                                print(header)
+                                moves = 0
+                            public = table.public
+                            centre = public.centre if public is not None else "?"
+                            print(
+                                f"\n== round {seen}: centre {centre}; "
+                                f"{names[event.starter]} starts (joint draw)"
+                            )
+                    elif isinstance(event, MoveMade) and shown(event.round_number):
+                        if stopped():
+                            continue
+                        moves += 1
+                        draw = isinstance(event.move, Draw)
+                        pending.append((f"{moves}. {names[event.seat]}: {event.move}", draw))
+                        if isinstance(event.move, Play) and table.public is not None:
+                            pending.append((render_board(table.public), False))
+                    elif isinstance(event, RoundScored) and shown(event.round_number):
+                        flush(event)
+                        if stopped():
+                            return 0
+                        print_scored(event, names, table)
+                    elif isinstance(event, GameOver):
+                        winners = " and ".join(names[s] for s in event.winners)
+                        points = event.totals[event.winners[0]]
+                        print(f"\ngame over: {winners} won with {points} points")
+                    elif isinstance(event, FaultFound):
+                        flush(None)
+                        fault = event.fault
+                        print(f"entry {entry.seq}: seat {fault.seat} {fault.detail}")
+                    elif isinstance(event, Aborted):
+                        flush(None)
+                        fault = event.fault
+                        print(f"aborted by seat {event.by}: seat {fault.seat}, {fault.detail}")
+        except (LogFileError, PeerProtocolError) as error:
+            flush(None)
+            return fail(f"{error} (run cfnet verify for the details)")
+        flush(None)
+        if args.round is not None and seen < args.round:
+            return fail(f"no round {args.round}: the log stops in round {seen or 1}")
+    return 0
+
+
+def print_scored(scored: RoundScored, names: list[str], table: Table) -> None:
+    """A round's end: how it ended, the hands as revealed, and the scores so far."""
+    from cfnet.game.text import render_hand, score_table
+
+    out = scored.went_out
+    end = scored.end_reason.value if out is None else f"{names[out]} went out"
+    print(f"-- round {scored.round_number} over: {end}; hands as revealed:")
+    for seat, (dealt, left) in enumerate(zip(scored.dealt, scored.left, strict=True)):
+        print(f"{names[seat]} was dealt {render_hand(dealt)}")
+        points = scored.scores[seat]
+        print(f"   and kept {render_hand(left)}: {points} point{'' if points == 1 else 's'}")
+    game = table.game
+    rows = list(enumerate(game.round_scores, start=1))
+    print("\n".join(score_table([seat.name for seat in table.seats], rows, game.totals)))

@@ -1,0 +1,91 @@
+"""`cfnet tables`: list the tables advertised on the LAN by mDNS."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from cfnet.cli.options import ipv4, seconds_type
+
+if TYPE_CHECKING:
+    from cfnet.net.discovery import TableInfo
+
+HELP = "List the tables open on the LAN (found by mDNS)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--wait",
+        type=seconds_type(0, 600),
+        default=2.0,
+        metavar="SECONDS",
+        help="how long to listen for tables (default: 2)",
+    )
+    parser.add_argument(
+        "--interface",
+        type=ipv4,
+        default=None,
+        metavar="ADDR",
+        help="IPv4 address of the interface to use (default: all)",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also name each advertisement that is not listed, and why",
+    )
+
+
+def listing(tables: Iterable[TableInfo]) -> list[str]:
+    """The tables as lines of at most 80 columns: a row (name, seats, timeout, address), then
+    the host and its key, then the rules (and whether the table can be joined) indented."""
+    from prompt_toolkit.utils import get_cwidth
+
+    from cfnet.net.discovery import fit_name
+
+    tables = list(tables)
+    rows = [("NAME", "SEATS", "TIMEOUT", "ADDRESS")]
+    rows += [
+        (t.name, f"{t.taken}/{t.seats}", t.timeout_text, f"{t.address}:{t.port}") for t in tables
+    ]
+    widths = [max(get_cwidth(row[i]) for row in rows) for i in range(len(rows[0]))]
+
+    def row(cells: tuple[str, ...]) -> str:
+        padded = (
+            cell + " " * (width - get_cwidth(cell))
+            for cell, width in zip(cells, widths, strict=True)
+        )
+        return "  ".join(padded).rstrip()
+
+    lines = [row(rows[0])]
+    for table, cells in zip(tables, rows[1:], strict=True):
+        lines.append(row(cells))
+        lines.append(f"    host {fit_name(table.host)} · key {table.fingerprint}")
+        code = " · join code" if table.code else ""
+        lines.append(f"    {table.rules.describe()}{code}")
+        if table.incompatible:
+            lines.append(f"    cannot be joined: {table.incompatible}")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    from cfnet.net.discovery import Discovery
+
+    async def collect() -> tuple[list[TableInfo], dict[str, str]]:
+        async with Discovery(args.interface) as discovery:
+            browser = discovery.browse()
+            await asyncio.sleep(args.wait)  # listening is the point: any table may still answer
+            tables = sorted(browser.tables.values(), key=lambda t: (t.name.casefold(), t.host))
+            return tables, dict(browser.skipped)
+
+    tables, skipped = asyncio.run(collect())
+    if tables:
+        print("\n".join(listing(tables)))
+    else:
+        print(f"No tables found within {args.wait:g} s.")
+    if args.verbose:
+        print(f"{len(skipped)} advertisement{'' if len(skipped) == 1 else 's'} not listed:")
+        for instance, reason in sorted(skipped.items()):
+            print(f"  {instance}: {reason}")
+    return 0

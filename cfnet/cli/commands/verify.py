@@ -1,0 +1,157 @@
+"""`cfnet verify LOG`: check a game log offline and print the rounds, scores and winner.
+
+A seat is named "to blame" only on evidence whose signature was checked; a log that stops is
+unfinished (the seat that was due is not blamed); a `timeout` abort is reported as the claim of
+the seat that posted it, which no one can check offline (protocol.md 4.7)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cfnet.protocol.verify import Verdict
+
+HELP = "check a saved game log offline: every signature, shuffle, key and move"
+EPILOG = (
+    "Exit status: 0 for a valid, finished game; 1 for anything else (a seat proven at fault, "
+    "an unfinished or aborted game, a damaged or unreadable file, junk after the end)."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.disk.store import add_home_argument
+
+    parser.epilog = EPILOG
+    parser.add_argument(
+        "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object, for scripts, instead of text"
+    )
+    add_home_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from cfnet.disk.saved_games import GameLookupError, find_log
+    from cfnet.disk.store import default_home
+    from cfnet.errors import describe
+    from cfnet.protocol.table import MAX_ABORT_ENTRY
+    from cfnet.protocol.verify import audited_rounds, verify_entries
+    from cfnet.record.logfile import count_records, iter_log
+
+    try:
+        path = find_log(args.log, (args.home or default_home()).expanduser())
+        with path.open("rb") as f:
+            audited = audited_rounds(iter_log(f, str(path), MAX_ABORT_ENTRY))
+            f.seek(0)
+            stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
+            verdict = verify_entries(stream, lambda: count_records(f), audited)
+    except (OSError, GameLookupError) as error:
+        print(f"cfnet verify: {describe(error)}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(as_json(verdict, str(path))))
+    elif verdict.table is None:
+        print(f"cfnet verify: {verdict.problem}", file=sys.stderr)
+    else:
+        print("\n".join(report(verdict)))
+    return 0 if verdict.ok else 1
+
+
+def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
+    """The verdict as plain data (the `--json` object)."""
+    table = verdict.table
+
+    def fault(claim: Any, by: int | None) -> dict[str, Any] | None:
+        if claim is None:
+            return None
+        return {"by": by, "seat": claim.seat, "code": claim.code, "detail": claim.detail}
+
+    rounds = [
+        {
+            "round": scored.round_number,
+            "scores": list(scored.scores),
+            "totals": list(scored.totals),
+            "end": scored.end_reason.value,
+            "went_out": scored.went_out,
+        }
+        for scored in verdict.rounds
+    ]
+    return {
+        "log": path,
+        "table": None if table is None else table.name,
+        "table_id": None if table is None else table.table_id.hex(),
+        "players": [] if table is None else [seat.name for seat in table.seats],
+        "entries": verdict.entries,
+        "valid": verdict.valid,
+        "finished": verdict.finished,
+        "rounds": rounds,
+        "totals": [] if table is None else list(table.game.totals),
+        "winners": list(table.game.winners()) if table is not None and verdict.finished else [],
+        "blamed": verdict.blamed,
+        "problem": verdict.problem or None,
+        "claim": fault(verdict.claim, verdict.claimed_by),
+        "abort": fault(verdict.abort, verdict.abort_by),
+        "due": verdict.due,
+        "after": verdict.after or None,
+    }
+
+
+def report(verdict: Verdict) -> list[str]:
+    """The verdict for a person: the table, a score table with names, the winner, the verdict."""
+    from cfnet.game.text import score_table
+
+    table = verdict.table
+    assert table is not None
+    names = [seat.name for seat in table.seats]
+
+    def named(seat: int) -> str:
+        return f"seat {seat} ({names[seat]})"
+
+    lines = [
+        f"table {table.name!r} ({table.table_id.hex()}): "
+        + ", ".join(named(s) for s in range(len(names))),
+        f"rules: {table.options.describe()}; {verdict.entries} entries",
+    ]
+    for scored in verdict.rounds:
+        out = scored.went_out
+        end = scored.end_reason.value if out is None else f"{names[out]} went out"
+        lines.append(f"round {scored.round_number}: {end}")
+    if verdict.rounds:
+        rows = [(scored.round_number, scored.scores) for scored in verdict.rounds]
+        lines += score_table(names, rows, table.game.totals)
+    if verdict.finished:
+        winners = table.game.winners()
+        points = table.game.totals[winners[0]]
+        who = " and ".join(named(s) for s in winners)
+        lines.append(f"winner: {who} with {points} point{'' if points == 1 else 's'}")
+    if verdict.ok:
+        lines.append("valid: a complete game; every signature, shuffle, key and move checked")
+    elif verdict.blamed is not None:
+        lines.append(f"INVALID: {verdict.problem}")
+        lines.append(f"to blame: {named(verdict.blamed)}")
+        if verdict.abort is not None and verdict.abort_by is not None:
+            claim = verdict.abort
+            lines.append(
+                f"the game ends with seat {verdict.abort_by}'s abort: seat {claim.seat},"
+                f" {claim.code}"
+            )
+    elif verdict.finished:
+        lines.append(f"the game is complete and valid, but {verdict.problem}")
+        lines.append("no seat is proven at fault")
+    elif verdict.claim is not None:
+        lines.append(f"unfinished: {verdict.problem}")
+        lines.append(
+            f"that is only seat {verdict.claimed_by}'s word: time cannot be proven offline,"
+            " so no seat is proven at fault"
+        )
+    else:
+        lines.append(f"unfinished: {verdict.problem}")
+        lines.append("no seat is proven at fault")
+    if verdict.after:
+        lines.append(f"after that: {verdict.after}")
+    return lines

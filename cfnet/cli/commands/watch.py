@@ -1,0 +1,232 @@
+"""`cfnet watch TABLE | --connect HOST:PORT | --follow FILE`: watch a game live, read-only.
+
+A watcher links to the table's host as a spectator (protocol.md 6.11) or reads a log file as
+it is written, and checks every entry as `cfnet verify` does. On a terminal it shows the game in
+the viewer (following the newest move); on a pipe, or with --plain, it prints the moves as they
+come, each round's end with the hands revealed, then the final board and verify's report."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
+    from collections.abc import Coroutine
+    from pathlib import Path
+    from typing import Any
+
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
+
+    from cfnet.net.discovery import TableInfo
+    from cfnet.record.identity import Identity
+    from cfnet.ui.spectate import Spectator
+
+HELP = "Watch a table's game live, read-only (by name, --connect HOST:PORT, or --follow FILE)."
+POLL = 0.2  # how often --follow looks at the file
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from cfnet.cli.options import host_port, ipv4, seconds_type
+    from cfnet.disk.store import add_home_argument
+
+    parser.add_argument("table", nargs="?", default=None, metavar="TABLE", help="its name")
+    parser.add_argument(
+        "--connect", type=host_port, metavar="HOST:PORT", help="the table's host at this address"
+    )
+    parser.add_argument(
+        "--follow", metavar="FILE", help="a game log file that is being written, instead"
+    )
+    parser.add_argument(
+        "--code", default=None, metavar="CODE", help="the table's join code, if it has one"
+    )
+    parser.add_argument(
+        "--interface", type=ipv4, default=None, metavar="ADDR", help="interface for mDNS and TCP"
+    )
+    parser.add_argument(
+        "--wait",
+        type=seconds_type(0, 3600),
+        default=30.0,
+        metavar="SECONDS",
+        help="how long to look for the table on the LAN (default 30)",
+    )
+    parser.add_argument("--player", default=None, metavar="NAME", help="your name, as shown")
+    parser.add_argument(
+        "--plain", action="store_true", help="print lines instead of the full-screen viewer"
+    )
+    add_home_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+    import sys
+
+    from cfnet.disk.store import load_identity, prepare_home
+    from cfnet.errors import LocalProtocolError, PeerProtocolError
+    from cfnet.record.logfile import LogFileError
+
+    given = [args.table is not None, args.connect is not None, args.follow is not None]
+    if sum(given) != 1:
+        print(
+            "cfnet watch: give one of TABLE, --connect HOST:PORT or --follow FILE",
+            file=sys.stderr,
+        )
+        return 2
+    screen = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    try:
+        identity = None if args.follow else load_identity(prepare_home(args.home))
+        return asyncio.run(_watch(args, identity, screen))
+    except (LocalProtocolError, PeerProtocolError, LogFileError, OSError, TimeoutError) as error:
+        print(f"cfnet watch: {error}", file=sys.stderr, flush=True)
+        return 1
+    except KeyboardInterrupt:
+        print("cfnet watch: interrupted", file=sys.stderr, flush=True)
+        return 130
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+async def _watch(args: argparse.Namespace, identity: Identity | None, screen: bool) -> int:
+    """Watch to the end (plain lines), or in the viewer until the person leaves."""
+    from pathlib import Path
+
+    from cfnet.ui.spectate import Spectator
+
+    spectator = Spectator(None if screen else _say)
+    if args.follow is not None:
+        source = _follow(Path(args.follow), spectator)
+    else:
+        assert identity is not None
+        source = _network(args, identity, spectator)
+    if not screen:
+        await source
+        _say("\n".join(spectator.final_lines()))
+        timeline = spectator.timeline
+        return 0 if timeline is not None and timeline.verdict().ok else 1
+    return await view_live(spectator, source)
+
+
+async def watch_found(
+    identity: Identity,
+    name: str,
+    found: TableInfo,
+    code: str | None,
+    spectator: Spectator,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """Watch the table a browser `found` into `spectator`, in the viewer (the table
+    browser's "watch")."""
+    from cfnet.net.watch import watch_table
+
+    source = watch_table(
+        identity,
+        name,
+        found.address,
+        found.port,
+        spectator.take,
+        code=code,
+        advertised=found,
+        say=lambda _: None,
+    )
+    return await view_live(spectator, source, input, output)
+
+
+async def view_live(
+    spectator: Spectator,
+    source: Coroutine[Any, Any, object],
+    input: Input | None = None,
+    output: Output | None = None,
+) -> int:
+    """Run `source` (which feeds `spectator`) and show the game in the viewer, following it
+    live, once the table entry has come; until the person leaves."""
+    import asyncio
+
+    task = asyncio.create_task(source)
+    try:
+        return await _view(spectator, task, input, output)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def _view(
+    spectator: Spectator,
+    task: asyncio.Task[object],
+    input: Input | None,
+    output: Output | None,
+) -> int:
+    import asyncio
+
+    from cfnet.cli.commands.replay import verdict_line
+    from cfnet.ui.viewer import Viewer
+
+    while spectator.timeline is None and not task.done():
+        await asyncio.sleep(0.05)
+    if spectator.timeline is None:
+        await task  # raises what stopped it
+        raise OSError("the game ended before its table entry came")
+    timeline = spectator.timeline
+    viewer = Viewer(
+        timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
+    )
+    viewer.status = "live: every entry is checked as it comes"
+
+    def ended(done: asyncio.Task[object]) -> None:
+        error = None if done.cancelled() else done.exception()
+        viewer.status = verdict_line(timeline) if error is None else f"link lost: {error}"
+        viewer.app.invalidate()
+
+    task.add_done_callback(ended)
+    return await viewer.run()
+
+
+async def _network(
+    args: argparse.Namespace,
+    identity: Identity,
+    spectator: Spectator,
+) -> None:
+    """Watch the table named or at --connect until its host says the game is over."""
+    import getpass
+
+    from cfnet.net.discovery import Discovery
+    from cfnet.net.lobby import LobbyError, check_player
+    from cfnet.net.watch import watch_table
+
+    tell = _say  # before the table entry comes: the viewer is not open yet
+    name = check_player(args.player or getpass.getuser() or "watcher")
+    if args.connect is not None:
+        host, port = args.connect
+        info = None
+    else:
+        async with Discovery(args.interface) as discovery:
+            tell(f"looking for table {args.table!r} on the LAN...")
+            try:
+                info = await discovery.browse().wait_for(lambda t: t.name == args.table, args.wait)
+            except TimeoutError:
+                raise LobbyError(
+                    f"no table {args.table!r} was found within {args.wait:g} s"
+                ) from None
+        host, port = info.address, info.port
+    tell(f"watching the table at {host}:{port}")
+    await watch_table(
+        identity, name, host, port, spectator.take, code=args.code, advertised=info, say=tell
+    )
+
+
+async def _follow(path: Path, spectator: Spectator) -> None:
+    """Read the log at `path` as it is written until the game in it is over."""
+    import asyncio
+
+    from cfnet.ui.spectate import LogFollower
+
+    follower = LogFollower(path)
+    while True:
+        for entry in follower.poll():
+            spectator.take_entry(entry)
+        if spectator.finished:
+            return
+        await asyncio.sleep(POLL)

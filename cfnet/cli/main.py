@@ -1,0 +1,100 @@
+"""The `cfnet` command: finds the sub-commands in `cfnet.cli.commands` and dispatches to one."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import shlex
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
+
+from cfnet import __version__
+from cfnet.cli import commands
+from cfnet.errors import LocalProtocolError, PeerProtocolError, describe, exit_status
+from cfnet.game.rules import RuleOptionError
+
+DEFAULT_COMMAND = "play"
+_OWN_OPTIONS = ("-h", "--help", "--version")
+
+
+EXPECTED = (LocalProtocolError, PeerProtocolError, RuleOptionError, OSError, TimeoutError)
+"""Errors a person can cause (a wrong option, a file, the network): one line, no traceback.
+Anything else is a bug in cfnet and keeps its traceback."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (exit status 2, as argparse's)."""
+
+    def error(self, message: str) -> NoReturn:
+        text = " ".join(message.split())
+        self.exit(2, f"{self.prog}: {text} (see {self.prog} --help)\n")
+
+
+def invocation() -> str:
+    """How a person runs this cfnet again, as printed in a hint: `cfnet` when that is on PATH
+    (or cfnet was not started as its console script), else the script's path as it was typed
+    (e.g. `.venv/bin/cfnet`, before the venv is activated)."""
+    program = Path(sys.argv[0])
+    on_path = shutil.which("cfnet")
+    if program.name != "cfnet" or (on_path and Path(on_path).resolve() == program.resolve()):
+        return "cfnet"
+    return shlex.quote(str(program))
+
+
+def _command_modules() -> dict[str, ModuleType]:
+    """Every sub-command module, keyed by its command name (module name, `_` as `-`)."""
+    found = {}
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        found[info.name.replace("_", "-")] = module
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with one sub-parser per command module."""
+    parser = Parser(
+        prog="cfnet",
+        description="Peer-to-peer Chicken Foot dominoes on your LAN.",
+        epilog=f"Plain `cfnet [OPTIONS]` runs `cfnet {DEFAULT_COMMAND} [OPTIONS]`: the table "
+        "browser. `cfnet demo` shows a whole game between computer players on this machine.",
+    )
+    parser.add_argument("--version", action="version", version=f"cfnet {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in _command_modules().items():
+        command = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(command)
+        command.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit code."""
+    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or (words[0].startswith("-") and words[0] not in _OWN_OPTIONS):
+        words = [DEFAULT_COMMAND, *words]  # `cfnet [--interface ADDR ...]` opens the browser
+    args = parser.parse_args(words)
+    command = f"cfnet {args.command}"
+    try:
+        code: int = args.run(args)
+        sys.stdout.flush()  # a reader gone away is seen here, not at the interpreter's exit
+        return code
+    except BrokenPipeError:  # `cfnet replay LOG | head`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return 130
+    except EXPECTED as error:
+        print(f"{command}: {describe(error)}", file=sys.stderr)
+        return exit_status(error)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

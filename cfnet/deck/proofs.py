@@ -1,0 +1,425 @@
+"""Zero-knowledge proofs for the two shuffle hops (protocol.md, "Hop proofs").
+
+- Phase A (`prove_shuffle` / `check_shuffle`): the output is the input permuted, every point
+  multiplied by the one secret m behind the published M = m*G. The Terelius-Wikstrom shuffle
+  proof as written out by Haenni, Locher, Koenig and Dubuis (2017), adapted from re-encryption
+  to a common secret power (Neff's statement).
+- Phase B (`prove_rekey` / `check_rekey`): m*Y[p] = k[p]*X[p] for every position p, with M and
+  every K[p] = k[p]*G published; one batched Sigma protocol under Fiat-Shamir weights.
+
+Both are non-interactive: every public input is hashed, in a fixed order, before each challenge.
+The prover's nonces come from its round seed and the statement (reproducible, never reused for
+another statement). Pure; a proof that does not verify raises ProofError.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import nacl.bindings as sodium
+import nacl.exceptions
+
+from cfnet.deck.derive import (
+    REKEY_CHALLENGE,
+    REKEY_NONCE,
+    REKEY_STATEMENT,
+    REKEY_WEIGHT,
+    SCALAR_BYTES,
+    SHUFFLE_CHALLENGE,
+    SHUFFLE_GENERATOR,
+    SHUFFLE_NONCE,
+    SHUFFLE_STATEMENT,
+    SHUFFLE_WEIGHT,
+    is_scalar,
+    label_bytes,
+    public_blocks,
+    scalar_from_blocks,
+    secret_blocks,
+    u32,
+)
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+
+POINT_BYTES = 32
+ONE = (1).to_bytes(SCALAR_BYTES, "little")
+_NACL_ERRORS = (nacl.exceptions.RuntimeError, nacl.exceptions.TypeError)
+
+
+class ProofError(PeerProtocolError):
+    """A hop proof that does not verify (or is not shaped as one)."""
+
+
+# -- group and scalar arithmetic (libsodium; a refused point or scalar is a bad proof)
+
+
+def _mul(scalar: bytes, point: bytes) -> bytes:
+    """scalar * point; refuses an invalid point, a zero scalar and an identity result."""
+    try:
+        product: bytes = sodium.crypto_scalarmult_ed25519_noclamp(scalar, point)
+    except _NACL_ERRORS:
+        raise ProofError(
+            "a point of the proof or its statement is not a valid group point"
+        ) from None
+    return product
+
+
+def _base(scalar: bytes) -> bytes:
+    point: bytes = sodium.crypto_scalarmult_ed25519_base_noclamp(scalar)
+    return point
+
+
+def _add(p: bytes, q: bytes) -> bytes:
+    return _combine(sodium.crypto_core_ed25519_add, p, q)
+
+
+def _sub(p: bytes, q: bytes) -> bytes:
+    return _combine(sodium.crypto_core_ed25519_sub, p, q)
+
+
+def _combine(operation: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> bytes:
+    """p + q or p - q; a point that is not on the curve is a bad proof."""
+    try:
+        return operation(p, q)
+    except _NACL_ERRORS:
+        raise ProofError("a point of the proof is not on the curve") from None
+
+
+def _sum(points: Sequence[bytes]) -> bytes:
+    total = points[0]
+    for point in points[1:]:
+        total = _add(total, point)
+    return total
+
+
+def _lincomb(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
+    """sum(scalars[i] * points[i])."""
+    return _sum([_mul(s, p) for s, p in zip(scalars, points, strict=True)])
+
+
+def _smul(a: bytes, b: bytes) -> bytes:
+    product: bytes = sodium.crypto_core_ed25519_scalar_mul(a, b)
+    return product
+
+
+def _sadd(a: bytes, b: bytes) -> bytes:
+    total: bytes = sodium.crypto_core_ed25519_scalar_add(a, b)
+    return total
+
+
+def _ssum(scalars: Sequence[bytes]) -> bytes:
+    total = scalars[0]
+    for scalar in scalars[1:]:
+        total = _sadd(total, scalar)
+    return total
+
+
+def _response(nonce: bytes, challenge: bytes, secret: bytes) -> bytes:
+    """nonce + challenge * secret (mod L); never zero for an honest prover (probability 2^-252)."""
+    response = _sadd(nonce, _smul(challenge, secret))
+    if not is_scalar(response):
+        raise LocalProtocolError("a proof response is zero: draw another round seed")
+    return response
+
+
+def _checked_scalars(items: Sequence[bytes]) -> None:
+    if not all(is_scalar(item) for item in items):
+        raise ProofError("a proof scalar is zero or not canonical (it must be in 1..L-1)")
+
+
+# -- hashing: generators, statements, challenges, nonces
+
+
+@functools.cache
+def generator(index: int) -> bytes:
+    """Generator `index` (0: H, i >= 1: H_i): from_uniform(SHA-512(lbl || u32(index))[0:32])."""
+    digest = hashlib.sha512(label_bytes(SHUFFLE_GENERATOR) + u32(index)).digest()
+    point: bytes = sodium.crypto_core_ed25519_from_uniform(digest[:POINT_BYTES])
+    return point
+
+
+def _statement(label: str, where: bytes, size: int, *groups: Sequence[bytes]) -> bytes:
+    """SHA-512(lbl(label) || where || u32(size) || every item of every group, in order)."""
+    h = hashlib.sha512(label_bytes(label) + where + u32(size))
+    for group in groups:
+        for item in group:
+            h.update(item)
+    return h.digest()
+
+
+def _challenge(label: str, *parts: bytes) -> bytes:
+    """The first nonzero scalar of the public stream of `label` over `parts`."""
+    return scalar_from_blocks(public_blocks(label, b"".join(parts)))
+
+
+def _nonces(seed: bytes, label: str, statement: bytes) -> Iterator[bytes]:
+    """Nonce i: the first nonzero scalar of the secret stream of `label`, info statement||u32(i)."""
+    index = 0
+    while True:
+        yield scalar_from_blocks(secret_blocks(seed, label, statement + u32(index)))
+        index += 1
+
+
+def _take(nonces: Iterator[bytes], count: int) -> list[bytes]:
+    return [next(nonces) for _ in range(count)]
+
+
+# -- phase A: the shuffle proof
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleProof:
+    """Permutation commitments C, commitment chain Chat, challenge c, responses s1..s4, shat,
+    sprime; `to_bytes` is their concatenation in that order ((4n + 5) * 32 bytes)."""
+
+    commitments: tuple[bytes, ...]
+    chain: tuple[bytes, ...]
+    challenge: bytes
+    s1: bytes
+    s2: bytes
+    s3: bytes
+    s4: bytes
+    s_hat: tuple[bytes, ...]
+    s_prime: tuple[bytes, ...]
+
+    def to_bytes(self) -> bytes:
+        return b"".join(
+            (
+                *self.commitments,
+                *self.chain,
+                self.challenge,
+                self.s1,
+                self.s2,
+                self.s3,
+                self.s4,
+                *self.s_hat,
+                *self.s_prime,
+            )
+        )
+
+    @classmethod
+    def from_bytes(cls, blob: bytes, size: int) -> ShuffleProof:
+        """The proof for a deck of `size` points; ProofError if `blob` is not (4*size+5)*32."""
+        if type(blob) is not bytes or len(blob) != shuffle_proof_bytes(size):
+            raise ProofError(
+                f"a shuffle proof for {size} points is {shuffle_proof_bytes(size)} bytes"
+            )
+        items = [blob[i : i + 32] for i in range(0, len(blob), 32)]
+        n = size
+        challenge, s1, s2, s3, s4 = items[2 * n : 2 * n + 5]
+        return cls(
+            tuple(items[:n]),
+            tuple(items[n : 2 * n]),
+            challenge,
+            s1,
+            s2,
+            s3,
+            s4,
+            tuple(items[2 * n + 5 : 3 * n + 5]),
+            tuple(items[3 * n + 5 :]),
+        )
+
+
+def shuffle_proof_bytes(size: int) -> int:
+    return (4 * size + 5) * 32
+
+
+def _weights(statement: bytes, commitments: Sequence[bytes]) -> list[bytes]:
+    """u_i: the first nonzero scalar of the public stream SHUFFLE_WEIGHT over
+    statement || C_1..C_n || u32(i)."""
+    prefix = statement + b"".join(commitments)
+    return [_challenge(SHUFFLE_WEIGHT, prefix, u32(i)) for i in range(len(commitments))]
+
+
+def _shuffle_challenge(
+    statement: bytes,
+    commitments: Sequence[bytes],
+    chain: Sequence[bytes],
+    t: Sequence[bytes],
+    t_hat: Sequence[bytes],
+) -> bytes:
+    return _challenge(SHUFFLE_CHALLENGE, statement, *commitments, *chain, *t, *t_hat)
+
+
+def prove_shuffle(
+    where: bytes,
+    inputs: Sequence[bytes],
+    outputs: Sequence[bytes],
+    mask: bytes,
+    permutation: Sequence[int],
+    masking_key: bytes,
+    seed: bytes,
+) -> ShuffleProof:
+    """Prove outputs[i] = masking_key * inputs[permutation[i]] with mask = masking_key * G."""
+    n = len(inputs)
+    statement = _statement(SHUFFLE_STATEMENT, where, n, inputs, outputs, [mask])
+    nonces = _nonces(seed, SHUFFLE_NONCE, statement)
+    h, hs = generator(0), [generator(i + 1) for i in range(n)]
+    went = [0] * n  # went[j]: the output position of input j
+    for i, j in enumerate(permutation):
+        went[j] = i
+    r = _take(nonces, n)
+    commitments = [_add(_base(r[j]), hs[went[j]]) for j in range(n)]
+    u = _weights(statement, commitments)
+    u_out = [u[j] for j in permutation]
+    r_hat = _take(nonces, n)
+    chain: list[bytes] = []
+    previous = h
+    for i in range(n):
+        previous = _add(_base(r_hat[i]), _mul(u_out[i], previous))
+        chain.append(previous)
+    w1, w2, w3, w4 = _take(nonces, 4)
+    w_hat, w_prime = _take(nonces, n), _take(nonces, n)
+    x_bar = _lincomb(u, inputs)
+    t = [
+        _base(w1),
+        _base(w2),
+        _add(_base(w3), _lincomb(w_prime, hs)),
+        _sub(_lincomb(w_prime, outputs), _mul(w4, x_bar)),
+        _base(w4),
+    ]
+    t_hat = [_add(_base(w_hat[i]), _mul(w_prime[i], ([h, *chain])[i])) for i in range(n)]
+    c = _shuffle_challenge(statement, commitments, chain, t, t_hat)
+    v = [ONE] * n  # v[i] = u_out[i+1] * ... * u_out[n-1]
+    for i in range(n - 2, -1, -1):
+        v[i] = _smul(u_out[i + 1], v[i + 1])
+    return ShuffleProof(
+        tuple(commitments),
+        tuple(chain),
+        c,
+        _response(w1, c, _ssum(r)),
+        _response(w2, c, _ssum([_smul(r_hat[i], v[i]) for i in range(n)])),
+        _response(w3, c, _ssum([_smul(r[j], u[j]) for j in range(n)])),
+        _response(w4, c, masking_key),
+        tuple(_response(w_hat[i], c, r_hat[i]) for i in range(n)),
+        tuple(_response(w_prime[i], c, u_out[i]) for i in range(n)),
+    )
+
+
+def check_shuffle(
+    where: bytes,
+    inputs: Sequence[bytes],
+    outputs: Sequence[bytes],
+    mask: bytes,
+    proof: ShuffleProof,
+) -> None:
+    """ProofError unless `proof` shows outputs is inputs permuted and times the secret of mask."""
+    n = len(inputs)
+    if not (len(outputs) == len(proof.commitments) == len(proof.chain) == n):
+        raise ProofError(f"the shuffle proof is not for {n} points")
+    _checked_scalars([proof.s1, proof.s2, proof.s3, proof.s4, *proof.s_hat, *proof.s_prime])
+    statement = _statement(SHUFFLE_STATEMENT, where, n, inputs, outputs, [mask])
+    h, hs = generator(0), [generator(i + 1) for i in range(n)]
+    c, chain = proof.challenge, proof.chain
+    u = _weights(statement, proof.commitments)
+    c_bar = _sub(_sum(proof.commitments), _sum(hs))
+    u_product = u[0]
+    for weight in u[1:]:
+        u_product = _smul(u_product, weight)
+    c_hat = _sub(chain[-1], _mul(u_product, h))
+    c_tilde = _lincomb(u, proof.commitments)
+    x_bar = _lincomb(u, inputs)
+    t = [
+        _sub(_base(proof.s1), _mul(c, c_bar)),
+        _sub(_base(proof.s2), _mul(c, c_hat)),
+        _sub(_add(_base(proof.s3), _lincomb(proof.s_prime, hs)), _mul(c, c_tilde)),
+        _sub(_lincomb(proof.s_prime, outputs), _mul(proof.s4, x_bar)),
+        _sub(_base(proof.s4), _mul(c, mask)),
+    ]
+    previous = [h, *chain]
+    t_hat = [
+        _sub(
+            _add(_base(proof.s_hat[i]), _mul(proof.s_prime[i], previous[i])),
+            _mul(c, chain[i]),
+        )
+        for i in range(n)
+    ]
+    if _shuffle_challenge(statement, proof.commitments, chain, t, t_hat) != c:
+        raise ProofError("the shuffle proof does not verify")
+
+
+# -- phase B: the rekey proof
+
+
+@dataclass(frozen=True, slots=True)
+class RekeyProof:
+    """Challenge c, response for m, responses for every k[p]; `to_bytes`: c || s_m || s_0.."""
+
+    challenge: bytes
+    s_mask: bytes
+    s_keys: tuple[bytes, ...]
+
+    def to_bytes(self) -> bytes:
+        return self.challenge + self.s_mask + b"".join(self.s_keys)
+
+    @classmethod
+    def from_bytes(cls, blob: bytes, size: int) -> RekeyProof:
+        """The proof for a deck of `size` points; ProofError if `blob` is not (size+2)*32."""
+        if type(blob) is not bytes or len(blob) != rekey_proof_bytes(size):
+            raise ProofError(f"a rekey proof for {size} points is {rekey_proof_bytes(size)} bytes")
+        items = [blob[i : i + 32] for i in range(0, len(blob), 32)]
+        return cls(items[0], items[1], tuple(items[2:]))
+
+
+def rekey_proof_bytes(size: int) -> int:
+    return (size + 2) * 32
+
+
+def _rekey_weights(statement: bytes, size: int) -> list[bytes]:
+    """e_p: the first nonzero scalar of the public stream REKEY_WEIGHT over statement || u32(p)."""
+    return [_challenge(REKEY_WEIGHT, statement, u32(p)) for p in range(size)]
+
+
+def prove_rekey(
+    where: bytes,
+    inputs: Sequence[bytes],
+    outputs: Sequence[bytes],
+    mask: bytes,
+    key_points: Sequence[bytes],
+    masking_key: bytes,
+    keys: Sequence[bytes],
+    seed: bytes,
+) -> RekeyProof:
+    """Prove masking_key * outputs[p] = keys[p] * inputs[p] for every p, with mask and
+    key_points[p] = keys[p] * G."""
+    n = len(inputs)
+    statement = _statement(REKEY_STATEMENT, where, n, inputs, outputs, [mask], key_points)
+    e = _rekey_weights(statement, n)
+    nonces = _nonces(seed, REKEY_NONCE, statement)
+    a, b = next(nonces), _take(nonces, n)
+    y_hat = _lincomb(e, outputs)
+    t_key = [_base(b[p]) for p in range(n)]
+    t_rel = _sub(_mul(a, y_hat), _lincomb([_smul(e[p], b[p]) for p in range(n)], inputs))
+    c = _challenge(REKEY_CHALLENGE, statement, _base(a), *t_key, t_rel)
+    return RekeyProof(
+        c,
+        _response(a, c, masking_key),
+        tuple(_response(b[p], c, keys[p]) for p in range(n)),
+    )
+
+
+def check_rekey(
+    where: bytes,
+    inputs: Sequence[bytes],
+    outputs: Sequence[bytes],
+    mask: bytes,
+    key_points: Sequence[bytes],
+    proof: RekeyProof,
+) -> None:
+    """ProofError unless `proof` shows m * outputs[p] = k[p] * inputs[p] for every p, where
+    mask = m * G and key_points[p] = k[p] * G."""
+    n = len(inputs)
+    if not (len(outputs) == len(key_points) == len(proof.s_keys) == n):
+        raise ProofError(f"the rekey proof is not for {n} points")
+    _checked_scalars([proof.s_mask, *proof.s_keys])
+    statement = _statement(REKEY_STATEMENT, where, n, inputs, outputs, [mask], key_points)
+    e = _rekey_weights(statement, n)
+    c = proof.challenge
+    t_mask = _sub(_base(proof.s_mask), _mul(c, mask))
+    t_key = [_sub(_base(proof.s_keys[p]), _mul(c, key_points[p])) for p in range(n)]
+    y_hat = _lincomb(e, outputs)
+    weighted = [_smul(e[p], proof.s_keys[p]) for p in range(n)]
+    t_rel = _sub(_mul(proof.s_mask, y_hat), _lincomb(weighted, inputs))
+    if _challenge(REKEY_CHALLENGE, statement, t_mask, *t_key, t_rel) != c:
+        raise ProofError("the rekey proof does not verify")

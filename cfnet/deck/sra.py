@@ -1,0 +1,376 @@
+"""The mental deck (DESIGN.md): tiles as points of edwards25519's prime-order subgroup,
+seat secrets derived from a seed, commitments, the two shuffle phases, opening and the audit.
+
+Pure functions over 32-byte `bytes` (points and scalars). Anything a peer sent that breaks the
+rules raises `DeckError` (seat=None: the table layer knows whom to blame).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import nacl.bindings as sodium
+import nacl.exceptions
+
+from cfnet.deck.derive import (
+    JOINT_DRAW,
+    MASKING_KEY,
+    NONCE_COMMITMENT,
+    PERMUTATION,
+    POSITION_KEY,
+    SCALAR_BYTES,
+    SEED_BYTES,
+    SEED_COMMITMENT,
+    STARTER_NONCE,
+    TILE_POINT,
+    commitment_hash,
+    context,
+    fisher_yates,
+    is_scalar,
+    label_bytes,
+    public_blocks,
+    round_context,
+    scalar_from_blocks,
+    secret_blocks,
+    u32,
+    uniform_below,
+    words,
+)
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.game.tiles import ALL_TILES, Tile
+
+POINT_BYTES = 32
+NONCE_BYTES = 32
+ROUND_DECK_SIZE = len(ALL_TILES) - 1
+DRAW_ORDER_SIZE = len(ALL_TILES)
+_FIELD_PRIME = 2**255 - 19
+_Y_MASK = 2**255 - 1
+_NACL_POINT_ERRORS = (nacl.exceptions.RuntimeError, nacl.exceptions.TypeError)
+
+
+class DeckError(PeerProtocolError):
+    """A point, deck, key, seed or nonce from a peer that breaks the mental-deck rules."""
+
+
+def _hash_to_point(tile: Tile) -> bytes:
+    digest = hashlib.sha512(label_bytes(TILE_POINT) + u32(tile.low) + u32(tile.high)).digest()
+    point: bytes = sodium.crypto_core_ed25519_from_uniform(digest[:POINT_BYTES])
+    return point
+
+
+TILE_POINTS: tuple[bytes, ...] = tuple(_hash_to_point(tile) for tile in ALL_TILES)
+_TILE_OF_POINT: dict[bytes, Tile] = dict(zip(TILE_POINTS, ALL_TILES, strict=True))
+
+
+def tile_point(tile: Tile) -> bytes:
+    """The public point of `tile` (TILE_POINTS[tile.index])."""
+    return TILE_POINTS[tile.index]
+
+
+def tile_for_point(point: bytes) -> Tile:
+    """The tile whose point is `point`; DeckError if it is no tile's point."""
+    tile = _TILE_OF_POINT.get(point)
+    if tile is None:
+        raise DeckError("the opened point is not the point of any tile: a key or a shuffle is bad")
+    return tile
+
+
+def round_deck(centre: Tile) -> list[bytes]:
+    """The 54 tile points of a round, in tile-index order, without the centre double."""
+    return [point for tile, point in zip(ALL_TILES, TILE_POINTS, strict=True) if tile != centre]
+
+
+def new_seed() -> bytes:
+    """A fresh 32-byte round seed from the operating system."""
+    return os.urandom(SEED_BYTES)
+
+
+def _secret_scalar(seed: bytes, label: str, info: bytes) -> bytes:
+    return scalar_from_blocks(secret_blocks(seed, label, info))
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSecrets:
+    """One seat's secrets for one round, all derived from its seed (repr shows no secret)."""
+
+    table_id: bytes
+    round_number: int
+    seat: int
+    seed: bytes = field(repr=False)
+    masking_key: bytes = field(repr=False)
+    permutation: tuple[int, ...] = field(repr=False)
+    position_keys: tuple[bytes, ...] = field(repr=False)
+    starter_nonce: bytes = field(repr=False)
+
+    @classmethod
+    def derive(
+        cls,
+        seed: bytes,
+        table_id: bytes,
+        round_number: int,
+        seat: int,
+        size: int = ROUND_DECK_SIZE,
+    ) -> SeatSecrets:
+        """Masking key, permutation of 0..size-1, `size` position keys and the starter nonce."""
+        if size < 1:
+            raise LocalProtocolError(f"a deck of {size} points cannot be shuffled: use 1 or more")
+        where = context(table_id, round_number, seat)
+        return cls(
+            table_id=table_id,
+            round_number=round_number,
+            seat=seat,
+            seed=seed,
+            masking_key=_secret_scalar(seed, MASKING_KEY, where),
+            permutation=fisher_yates(
+                size, words(secret_blocks(seed, PERMUTATION, where + u32(size)))
+            ),
+            position_keys=tuple(
+                _secret_scalar(seed, POSITION_KEY, where + u32(p)) for p in range(size)
+            ),
+            starter_nonce=next(secret_blocks(seed, STARTER_NONCE, where))[:NONCE_BYTES],
+        )
+
+    def mask_commitment(self) -> bytes:
+        """M = masking_key * G, published with the phase-A step."""
+        return group_commitment(self.masking_key)
+
+    def key_commitments(self) -> tuple[bytes, ...]:
+        """K[p] = position_key[p] * G for every position, published with the phase-B step."""
+        return tuple(group_commitment(key) for key in self.position_keys)
+
+
+def _sized(
+    value: object, size: int, what: str, error: type[ValueError] = LocalProtocolError
+) -> bytes:
+    if not isinstance(value, bytes) or len(value) != size:
+        raise error(f"{what} must be {size} bytes")
+    return value
+
+
+def seed_commitment(seed: bytes, table_id: bytes, round_number: int, seat: int) -> bytes:
+    """SHA-256(label || table_id || u32 round || u32 seat || seed)."""
+    where = context(table_id, round_number, seat)
+    return commitment_hash(SEED_COMMITMENT, where, _sized(seed, SEED_BYTES, "a seed"))
+
+
+def nonce_commitment(nonce: bytes, table_id: bytes, round_number: int, seat: int) -> bytes:
+    """SHA-256(label || table_id || u32 round || u32 seat || nonce)."""
+    where = context(table_id, round_number, seat)
+    return commitment_hash(NONCE_COMMITMENT, where, _sized(nonce, NONCE_BYTES, "a starter nonce"))
+
+
+def group_commitment(scalar: bytes) -> bytes:
+    """scalar * G (G the Ed25519 base point): a commitment in the group to a key."""
+    point: bytes = sodium.crypto_scalarmult_ed25519_base_noclamp(
+        _sized(scalar, SCALAR_BYTES, "a key")
+    )
+    return point
+
+
+def _check_opening(computed: bytes, expected: bytes, what: str) -> None:
+    if not hmac.compare_digest(computed, expected):
+        raise DeckError(
+            f"the {what} does not match the seat's commitment for this table, round and seat"
+        )
+
+
+def check_seed(
+    seed: object, commitment: bytes, table_id: bytes, round_number: int, seat: int
+) -> bytes:
+    """The revealed `seed` if it opens `commitment` for this table, round and seat."""
+    value = _sized(seed, SEED_BYTES, "the revealed seed", DeckError)
+    computed = seed_commitment(value, table_id, round_number, seat)
+    _check_opening(computed, commitment, "revealed seed")
+    return value
+
+
+def check_nonce(
+    nonce: object, commitment: bytes, table_id: bytes, round_number: int, seat: int
+) -> bytes:
+    """The revealed starter `nonce` if it opens `commitment` for this table, round and seat."""
+    value = _sized(nonce, NONCE_BYTES, "the revealed starter nonce", DeckError)
+    computed = nonce_commitment(value, table_id, round_number, seat)
+    _check_opening(computed, commitment, "revealed starter nonce")
+    return value
+
+
+def check_key(key: object, commitment: bytes, position: int) -> bytes:
+    """The released position `key` if it is a scalar in 1..L-1 and key * G is `commitment`
+    (the seat's K[position], bound to its table, round and seat by its proven phase-B step)."""
+    value = _sized(key, SCALAR_BYTES, f"the key for position {position}", DeckError)
+    if not is_scalar(value):
+        raise DeckError(f"the key for position {position} is not a scalar in 1..L-1")
+    if not hmac.compare_digest(group_commitment(value), commitment):
+        raise DeckError(
+            f"the key for position {position} does not match the seat's commitment K[{position}]"
+        )
+    return value
+
+
+def joint_draw_index(nonces: Sequence[bytes], table_id: bytes, round_number: int) -> int:
+    """Uniform 0..54 from the seats' nonces (seat order): where the round's double is drawn."""
+    info = round_context(table_id, round_number) + u32(len(nonces))
+    info += b"".join(_sized(nonce, NONCE_BYTES, "a starter nonce") for nonce in nonces)
+    return uniform_below(DRAW_ORDER_SIZE, words(public_blocks(JOINT_DRAW, info)))
+
+
+def check_deck(deck: object, size: int, *, validate_points: bool = True) -> list[bytes]:
+    """`deck` as a list if it has `size` distinct 32-byte points with canonical y (always) and,
+    with `validate_points`, each in the prime-order subgroup (libsodium is_valid_point)."""
+    if not isinstance(deck, list | tuple):
+        raise DeckError(f"a deck is a list of {size} points, not {type(deck).__name__}")
+    if len(deck) != size:
+        raise DeckError(f"the deck has {len(deck)} points: it must have exactly {size}")
+    if not validate_points and _well_formed(deck):
+        return list(deck)
+    points: list[bytes] = []
+    seen: dict[bytes, int] = {}
+    for position, point in enumerate(deck):
+        if not isinstance(point, bytes) or len(point) != POINT_BYTES:
+            raise DeckError(f"position {position} is not a {POINT_BYTES}-byte point")
+        if int.from_bytes(point, "little") & _Y_MASK >= _FIELD_PRIME:
+            raise DeckError(f"position {position} is a non-canonical encoding (y >= 2^255-19)")
+        if point in seen:
+            raise DeckError(
+                f"positions {seen[point]} and {position} hold the same point: "
+                "every point of a deck must be distinct"
+            )
+        if validate_points and not sodium.crypto_core_ed25519_is_valid_point(point):
+            raise DeckError(f"position {position} is not a point of the prime-order group")
+        seen[point] = position
+        points.append(point)
+    return points
+
+
+def _well_formed(deck: list[Any] | tuple[Any, ...]) -> bool:
+    """The fast path of the structural check: all canonical 32-byte encodings, all distinct."""
+    return all(
+        type(point) is bytes
+        and len(point) == POINT_BYTES
+        and int.from_bytes(point, "little") & _Y_MASK < _FIELD_PRIME
+        for point in deck
+    ) and len(set(deck)) == len(deck)
+
+
+def _mul(scalar: bytes, point: bytes, where: str) -> bytes:
+    """scalar * point (noclamp); libsodium refuses invalid points, which become DeckError."""
+    try:
+        result: bytes = sodium.crypto_scalarmult_ed25519_noclamp(scalar, point)
+    except _NACL_POINT_ERRORS as error:
+        raise DeckError(
+            f"{where} is not a point of the prime-order group (off the curve, non-canonical, "
+            "small order or with a torsion component)"
+        ) from error
+    return result
+
+
+def _scalar_mul(a: bytes, b: bytes) -> bytes:
+    product: bytes = sodium.crypto_core_ed25519_scalar_mul(a, b)
+    return product
+
+
+def _invert(scalar: bytes) -> bytes:
+    inverse: bytes = sodium.crypto_core_ed25519_scalar_invert(scalar)
+    return inverse
+
+
+def _expect_size(deck: Sequence[bytes], size: int) -> None:
+    if len(deck) != size:
+        raise LocalProtocolError(f"a deck of {len(deck)} points for secrets of size {size}")
+
+
+def shuffle_phase_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
+    """Mask and permute: out[i] = masking_key * deck[permutation[i]]."""
+    _expect_size(deck, len(secrets.permutation))
+    return [
+        _mul(secrets.masking_key, deck[source], f"position {source}")
+        for source in secrets.permutation
+    ]
+
+
+def shuffle_phase_b(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
+    """Swap the mask for position keys: out[p] = (position_key[p] / masking_key) * deck[p]."""
+    _expect_size(deck, len(secrets.position_keys))
+    unmask = _invert(secrets.masking_key)
+    return [
+        _mul(_scalar_mul(key, unmask), point, f"position {position}")
+        for position, (key, point) in enumerate(zip(secrets.position_keys, deck, strict=True))
+    ]
+
+
+def _key_product(keys: Sequence[bytes]) -> bytes:
+    if not keys:
+        raise LocalProtocolError("opening a point needs at least one key")
+    if not all(is_scalar(key) for key in keys):
+        raise DeckError("a key is not a 32-byte scalar in 1..L-1")
+    product = keys[0]
+    for key in keys[1:]:
+        product = _scalar_mul(product, key)
+    return product
+
+
+def _batch_invert(scalars: Sequence[bytes]) -> list[bytes]:
+    """Every scalar's inverse with one inversion (Montgomery's trick)."""
+    if not scalars:
+        return []
+    prefixes = [scalars[0]]
+    for scalar in scalars[1:]:
+        prefixes.append(_scalar_mul(prefixes[-1], scalar))
+    inverses = [b""] * len(scalars)
+    running = _invert(prefixes[-1])
+    for i in range(len(scalars) - 1, 0, -1):
+        inverses[i] = _scalar_mul(running, prefixes[i - 1])
+        running = _scalar_mul(running, scalars[i])
+    inverses[0] = running
+    return inverses
+
+
+def open_points(points: Sequence[bytes], key_sets: Sequence[Sequence[bytes]]) -> list[bytes]:
+    """Remove key_sets[i] from points[i], each with one multiplication by the keys' inverse."""
+    if len(points) != len(key_sets):
+        raise LocalProtocolError(f"{len(points)} points but {len(key_sets)} sets of keys")
+    inverses = _batch_invert([_key_product(keys) for keys in key_sets])
+    return [
+        _mul(inverse, point, f"point {i}")
+        for i, (inverse, point) in enumerate(zip(inverses, points, strict=True))
+    ]
+
+
+def open_point(point: bytes, keys: Sequence[bytes]) -> bytes:
+    """`point` with `keys` removed: one multiplication by the inverse of their product."""
+    return open_points([point], [keys])[0]
+
+
+def open_tile(point: bytes, keys: Sequence[bytes]) -> Tile:
+    """The tile under `point` once `keys` are removed; DeckError if it is not a tile."""
+    return tile_for_point(open_point(point, keys))
+
+
+def audit_deck(deck: Sequence[bytes], centre: Tile, secrets: Sequence[SeatSecrets]) -> list[Tile]:
+    """Open every position of the final deck with every seat's key: it must hold exactly the 54
+    tiles other than `centre`. Returns them in position order (the deck for `Round.deal`)."""
+    points = check_deck(deck, ROUND_DECK_SIZE, validate_points=False)
+    if any(len(s.position_keys) != ROUND_DECK_SIZE for s in secrets):
+        raise LocalProtocolError(f"audit_deck needs secrets of size {ROUND_DECK_SIZE}")
+    opened = open_points(
+        points, [[s.position_keys[p] for s in secrets] for p in range(len(points))]
+    )
+    first_seen: dict[Tile, int] = {}
+    for position, point in enumerate(opened):
+        tile = _TILE_OF_POINT.get(point)
+        if tile is None:
+            raise DeckError(f"position {position} does not open to a tile")
+        if tile == centre:
+            raise DeckError(f"position {position} opens to the centre double {centre}")
+        if tile in first_seen:
+            raise DeckError(
+                f"positions {first_seen[tile]} and {position} both open to {tile}: "
+                "a shuffle step copied a position"
+            )
+        first_seen[tile] = position
+    return list(first_seen)

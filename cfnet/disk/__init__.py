@@ -1,0 +1,1 @@
+"""What cfnet keeps on disk: the state directory, identities, table logs and the saved games."""

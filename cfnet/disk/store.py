@@ -1,0 +1,489 @@
+"""The state directory: identity key, and per table its log, round secrets and metadata.
+
+home/identity.key (0600); home/tables/<table id hex>/ (0700) holds table.cflog, secrets.msgpack,
+meta.msgpack and lock (all 0600). Every write is durable before it returns: a log append is
+fsynced, secrets and metadata are replaced atomically. One process at a time holds a table
+(an exclusive flock on its lock file). Plain blocking POSIX file I/O: no asyncio, no network.
+`keep_spare_descriptors` (at start) keeps a few file descriptors for the table's files, so
+that a descriptor table filled by network connections cannot keep a seat from saving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import functools
+import logging
+import os
+import resource
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO, ParamSpec, TypeVar
+
+from cfnet.errors import LocalProtocolError
+from cfnet.game.bots import BOT_STRATEGIES
+from cfnet.game.rules import RuleOptionError, RuleOptions
+from cfnet.record.codec import DecodeError, Plain, decode_bounded, encode_canonical
+from cfnet.record.entry import TABLE_ID_BYTES, Entry
+from cfnet.record.identity import Identity
+from cfnet.record.logfile import (
+    MAGIC,
+    RECORD_HEADER_BYTES,
+    RECORD_TRAILER_BYTES,
+    encode_record,
+    fsync_dir,
+    link_problem,
+    open_for_append,
+    recover_log,
+    write_atomically,
+)
+from cfnet.record.logfile import append_entry as _append_record
+
+log = logging.getLogger("cfnet.disk.store")
+
+HOME_ENV = "CFNET_HOME"
+IDENTITY_FILE = "identity.key"
+TABLES_DIR = "tables"
+LOG_FILE = "table.cflog"
+SECRETS_FILE = "secrets.msgpack"
+META_FILE = "meta.msgpack"
+LOCK_FILE = "lock"
+META_VERSION = 1
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+SPARE_DESCRIPTORS = 8  # a store operation opens at most 3 files at once
+UNLIMITED_FILES = 10240  # the open-file limit aimed at when the hard limit is "unlimited"
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+class _Spare:
+    """File descriptors held open on /dev/null, freed only around a store operation (which
+    opens its files without yielding to the event loop, so nothing else takes them meanwhile)."""
+
+    def __init__(self) -> None:
+        self._fds: list[int] = []
+
+    def keep(self, count: int) -> None:
+        """Hold `count` descriptors in reserve (fewer if the table is full already)."""
+        while len(self._fds) < count:
+            try:
+                self._fds.append(os.open(os.devnull, os.O_RDONLY))
+            except OSError:
+                return
+
+    @contextlib.contextmanager
+    def freed(self) -> Iterator[None]:
+        """Inside: the reserved descriptors are free for the store's files."""
+        count = len(self._fds)
+        for fd in self._fds:
+            os.close(fd)
+        self._fds.clear()
+        try:
+            yield
+        finally:
+            self.keep(count)
+
+
+_SPARE = _Spare()
+
+
+def keep_spare_descriptors(count: int = SPARE_DESCRIPTORS) -> None:
+    """At the start of a seat's process: raise the soft open-file limit to the hard one, and
+    keep `count` descriptors in reserve for the state directory's files."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = UNLIMITED_FILES if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    _SPARE.keep(count)
+
+
+def _with_spare(operation: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A store operation that opens files: it runs with the spare descriptors freed."""
+
+    @functools.wraps(operation)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with _SPARE.freed():
+            return operation(*args, **kwargs)
+
+    return run
+
+
+class StoreError(LocalProtocolError):
+    """A state-directory file or table that cannot be used as asked: which one and why."""
+
+
+def default_home(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path:
+    """$CFNET_HOME, else the platform's per-user data directory + "cfnet": $XDG_DATA_HOME or
+    ~/.local/share on Linux and other Unix systems, ~/Library/Application Support on macOS."""
+    if environ.get(HOME_ENV):
+        return Path(environ[HOME_ENV]).expanduser()
+    home = Path(environ["HOME"]) if environ.get("HOME") else Path.home()
+    if platform == "darwin":
+        return home / "Library" / "Application Support" / "cfnet"
+    xdg = environ.get("XDG_DATA_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "share"
+    return base / "cfnet"
+
+
+def add_home_argument(parser: argparse.ArgumentParser) -> None:
+    """The `--home DIR` option every command that keeps state offers (default: default_home())."""
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"state directory (default: ${HOME_ENV} if set, else {default_home()})",
+    )
+
+
+def prepare_home(home: Path | None = None) -> Path:
+    """The state directory `home` (None: default_home()), created mode 0700 if missing."""
+    path = (home or default_home()).expanduser().absolute()
+    _make_dir(path, parents=True)
+    return path
+
+
+def load_identity(home: Path) -> Identity:
+    """This peer's identity key in `home`, created (mode 0600) on first use."""
+    return Identity.load_or_create(home / IDENTITY_FILE)
+
+
+def _make_dir(path: Path, parents: bool = False) -> None:
+    """Create `path` (and missing parents) mode 0700 regardless of the umask; durable."""
+    if path.is_dir():
+        return
+    if parents and not path.parent.is_dir():
+        _make_dir(path.parent, parents=True)
+    try:
+        path.mkdir(mode=DIR_MODE)
+    except FileExistsError:
+        if not path.is_dir():
+            raise StoreError(f"{path} exists and is not a directory") from None
+        return
+    os.chmod(path, DIR_MODE)
+    fsync_dir(path.parent)
+
+
+@dataclass(frozen=True, slots=True)
+class TableMeta:
+    """What `cfnet resume` needs besides the log: the table, my seat, where the peers were,
+    and who plays the seat (`strategy`: a computer strategy, None for a person).
+
+    `addresses` maps every seat (mine too: where I listened) to its last known (host, port)."""
+
+    table_id: bytes
+    name: str
+    seat: int
+    seats: int
+    rules: RuleOptions
+    addresses: dict[int, tuple[str, int]] = field(default_factory=dict)
+    finished: bool = False
+    strategy: str | None = None  # the computer strategy playing the seat (None: a person)
+
+    def to_plain(self) -> dict[str, Plain]:
+        return {
+            "v": META_VERSION,
+            "table_id": self.table_id,
+            "name": self.name,
+            "seat": self.seat,
+            "seats": self.seats,
+            "rules": self.rules.to_plain(),
+            "addresses": [[s, host, port] for s, (host, port) in sorted(self.addresses.items())],
+            "finished": self.finished,
+            "strategy": self.strategy,
+        }
+
+    @classmethod
+    def from_plain(cls, plain: Plain) -> TableMeta:
+        """The metadata in `to_plain` form; ValueError saying what is wrong otherwise."""
+        if type(plain) is not dict or plain.get("v") != META_VERSION:
+            raise ValueError(f"not version-{META_VERSION} table metadata")
+        try:
+            table_id, name, seat, seats = (plain[k] for k in ("table_id", "name", "seat", "seats"))
+            rows, finished = plain["addresses"], plain["finished"]
+            strategy = plain.get("strategy")  # absent in files written before it was kept
+            rules = RuleOptions.from_plain(plain["rules"])
+        except KeyError as exc:
+            raise ValueError(f"malformed table metadata: no field {exc}") from None
+        except RuleOptionError as exc:
+            raise ValueError(f"malformed table metadata: {exc}") from None
+        if not (
+            type(table_id) is bytes
+            and len(table_id) == TABLE_ID_BYTES
+            and type(name) is str
+            and type(seat) is int
+            and type(seats) is int
+            and 0 <= seat < seats
+            and type(finished) is bool
+            and (strategy is None or strategy in BOT_STRATEGIES)
+            and type(rows) is list
+            and all(_is_address_row(row, seats) for row in rows)
+        ):
+            raise ValueError("malformed table metadata: a field has the wrong type or range")
+        addresses = {s: (host, port) for s, host, port in rows}
+        assert strategy is None or isinstance(strategy, str)
+        return cls(table_id, name, seat, seats, rules, addresses, finished, strategy)
+
+
+def _is_address_row(row: Plain, seats: int) -> bool:
+    """Whether `row` is [seat, host, port] with a seat of the table and a TCP port."""
+    return (
+        type(row) is list
+        and len(row) == 3
+        and type(row[0]) is int
+        and 0 <= row[0] < seats
+        and type(row[1]) is str
+        and type(row[2]) is int
+        and 0 <= row[2] <= 0xFFFF
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """A table as it stood on disk: its metadata, log entries (linked, signatures not yet
+    checked) and the round secrets last saved (None if none were)."""
+
+    meta: TableMeta
+    entries: list[Entry]
+    secrets: Plain
+
+
+def table_dir(home: Path, table_id: bytes) -> Path:
+    """Where the table `table_id` is kept in `home`."""
+    if len(table_id) != TABLE_ID_BYTES:
+        raise StoreError(f"a table id is {TABLE_ID_BYTES} bytes, not {len(table_id)}")
+    return home / TABLES_DIR / table_id.hex()
+
+
+def list_tables(home: Path, include_finished: bool = False) -> list[TableMeta]:
+    """The tables kept in `home` (unfinished ones unless `include_finished`), by name then id.
+    A table directory whose metadata cannot be read is skipped with a logged warning."""
+    found: list[TableMeta] = []
+    tables = home / TABLES_DIR
+    if not tables.is_dir():
+        return found
+    for path in tables.iterdir():
+        if len(path.name) != 2 * TABLE_ID_BYTES or not path.is_dir():
+            continue  # not a table (e.g. one being created)
+        try:
+            meta = _read_meta(path / META_FILE)
+        except StoreError as exc:
+            log.warning("skipping %s: %s", path, exc)
+            continue
+        if include_finished or not meta.finished:
+            found.append(meta)
+    return sorted(found, key=lambda m: (m.name.casefold(), m.table_id))
+
+
+def _read_plain(path: Path) -> Plain:
+    try:
+        return decode_bounded(path.read_bytes())
+    except (OSError, DecodeError) as exc:
+        raise StoreError(f"{path}: cannot be read: {exc}") from exc
+
+
+def _read_meta(path: Path) -> TableMeta:
+    plain = _read_plain(path)
+    try:
+        return TableMeta.from_plain(plain)
+    except ValueError as exc:
+        raise StoreError(f"{path}: {exc}") from exc
+
+
+def _record_size(entry: Entry) -> int:
+    """The size of `entry`'s record in a log file."""
+    return RECORD_HEADER_BYTES + len(entry.wire) + RECORD_TRAILER_BYTES
+
+
+class TableStore:
+    """One table's directory, held by this process until `close()` (a context manager).
+
+    `create` makes a new table, `open` an existing one; `load()` recovers and reads it (call it
+    before `append` on an opened table); `append` writes one entry durably; `truncate` drops
+    the entries an abort superseded."""
+
+    def __init__(self, path: Path, table_id: bytes, lock: BinaryIO) -> None:
+        self.path = path
+        self.table_id = table_id
+        self._lock = lock
+        self._log: BinaryIO | None = None
+        self._entries: list[Entry] = []  # the stored entries, by seq
+        self._ends: list[int] = []  # the file offset just after each stored entry's record
+
+    @classmethod
+    @_with_spare
+    def create(cls, home: Path, meta: TableMeta) -> TableStore:
+        """A new table directory for `meta` (empty log, no secrets), ready to append to.
+
+        It is built under a temporary name and renamed into place, so `list_tables` never sees
+        half of it; StoreError if the table already exists."""
+        final = table_dir(home, meta.table_id)
+        if final.exists():
+            raise StoreError(f"table {meta.table_id.hex()} already exists in {home}")
+        _make_dir(final.parent, parents=True)
+        building = final.with_name(final.name + ".new")
+        if building.exists():  # a crash while creating left it: it never held anything
+            for leftover in building.iterdir():
+                leftover.unlink()
+            building.rmdir()
+        _make_dir(building)
+        write_atomically(building / META_FILE, encode_canonical(meta.to_plain()), FILE_MODE)
+        write_atomically(building / LOG_FILE, MAGIC, FILE_MODE)
+        building.rename(final)
+        fsync_dir(final.parent)
+        store = cls.open(home, meta.table_id)
+        store.load()
+        return store
+
+    @classmethod
+    @_with_spare
+    def open(cls, home: Path, table_id: bytes) -> TableStore:
+        """The table `table_id` kept in `home`, locked for this process; StoreError if it is
+        not there or another process holds it."""
+        path = table_dir(home, table_id)
+        if not (path / META_FILE).is_file():
+            raise StoreError(f"no table {table_id.hex()} in {home}")
+        lock = os.fdopen(os.open(path / LOCK_FILE, os.O_RDWR | os.O_CREAT, FILE_MODE), "r+b")
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise StoreError(
+                f"table {table_id.hex()} is in use by another cfnet process; stop it first"
+            ) from None
+        return cls(path, table_id, lock)
+
+    @_with_spare
+    def load(self) -> Saved:
+        """The table as it stands on disk, after dropping a torn log tail (the one a crash
+        while appending leaves); logfile.CorruptLog for any other damage to the log."""
+        meta = self.meta
+        entries = recover_log(self.path / LOG_FILE)
+        secrets_path = self.path / SECRETS_FILE
+        secrets = _read_plain(secrets_path) if secrets_path.exists() else None
+        if entries and entries[0].table_id != self.table_id:
+            raise StoreError(f"{self.path / LOG_FILE} holds another table's log")
+        self._entries = list(entries)
+        self._ends = []
+        end = len(MAGIC)
+        for entry in entries:
+            end += _record_size(entry)
+            self._ends.append(end)
+        if self._log is None:
+            self._log = open_for_append(self.path / LOG_FILE)
+        return Saved(meta, entries, secrets)
+
+    @property
+    @_with_spare
+    def meta(self) -> TableMeta:
+        """The metadata as last saved."""
+        return _read_meta(self.path / META_FILE)
+
+    @_with_spare
+    def read_log(self) -> bytes:
+        """The log file's bytes as they are on disk."""
+        return (self.path / LOG_FILE).read_bytes()
+
+    def count(self) -> int:
+        """How many entries the log holds (stored by `append` or found by `load`)."""
+        return len(self._entries)
+
+    def since(self, count: int) -> list[bytes]:
+        """The wire bytes of the stored entries from position `count` on, in log order."""
+        return [entry.wire for entry in self._entries[count:]]
+
+    @_with_spare
+    def save_meta(self, meta: TableMeta) -> None:
+        """Replace the metadata atomically (e.g. new peer addresses, or finished=True)."""
+        if meta.table_id != self.table_id:
+            raise StoreError("metadata of another table cannot be saved here")
+        write_atomically(self.path / META_FILE, encode_canonical(meta.to_plain()), FILE_MODE)
+
+    @_with_spare
+    def save_secrets(self, secrets: Plain) -> None:
+        """Replace the round secrets (opaque plain data) atomically, mode 0600. Save them
+        before appending the entry that commits to them."""
+        write_atomically(self.path / SECRETS_FILE, encode_canonical(secrets), FILE_MODE)
+
+    def append(self, entry: Entry, *, durable: bool = True) -> bool:
+        """Write `entry` to the log and fsync it; False (nothing written) if this very entry is
+        already stored, as after a restart. StoreError if it does not follow the last entry or
+        a different entry is stored at its seq. After an OSError, call load() to go on.
+
+        `durable=False` only flushes it to the OS (a peer's entry, which can be fetched again):
+        a process crash keeps it, the next durable append makes it durable too."""
+        if self._log is None:
+            raise StoreError("call load() before append() (again after a failed append)")
+        if entry.table_id != self.table_id:
+            raise StoreError(f"entry of table {entry.table_id.hex()} in {self.table_id.hex()}")
+        if entry.seq < len(self._entries):
+            if self._entries[entry.seq].wire == entry.wire:
+                return False
+            raise StoreError(f"a different entry is already stored at seq {entry.seq}")
+        problem = link_problem(self._entries[-1] if self._entries else None, entry)
+        if problem is not None:
+            raise StoreError(f"cannot append: {problem}")
+        try:
+            if durable:
+                _append_record(self._log, entry)
+            else:
+                self._log.write(encode_record(entry.wire))
+                self._log.flush()
+        except OSError:  # e.g. a full disk: the record may be torn; load() drops it
+            self._close_log()
+            raise
+        self._entries.append(entry)
+        self._ends.append((self._ends[-1] if self._ends else len(MAGIC)) + _record_size(entry))
+        return True
+
+    @_with_spare
+    def truncate(self, count: int) -> None:
+        """Keep only the first `count` stored entries (an abort superseded the rest), durably:
+        the kept records go to a temporary file that is fsynced and renamed over the log, so a
+        crash at any moment leaves the old log or the new one. Nothing to do if no more are
+        stored; StoreError for a count below 1 (the genesis stays)."""
+        if self._log is None:
+            raise StoreError("call load() before truncate()")
+        if count >= len(self._entries):
+            return
+        if count < 1:
+            raise StoreError("the genesis cannot be dropped from a table's log")
+        path = self.path / LOG_FILE
+        self._log.flush()
+        with path.open("rb") as f:
+            kept = f.read(self._ends[count - 1])
+        self._close_log()
+        write_atomically(path, kept, FILE_MODE)
+        self._log = open_for_append(path)
+        del self._entries[count:]
+        del self._ends[count:]
+
+    def close(self) -> None:
+        """Close the log and release the table for other processes."""
+        self._close_log()
+        with contextlib.suppress(OSError):
+            self._lock.close()
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            with contextlib.suppress(OSError):
+                self._log.close()
+            self._log = None
+
+    def __enter__(self) -> TableStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

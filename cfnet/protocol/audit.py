@@ -1,0 +1,76 @@
+"""The audit at the end of a round (protocol.md, "The audit"): from the revealed seeds, re-derive
+every seat's secrets, recompute every shuffle step, check the key commitments, find the tile at
+every position and replay every move with full information. Pure; raises Blame."""
+
+from __future__ import annotations
+
+from cfnet.deck.sra import DeckError, SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
+from cfnet.game.engine import IllegalMoveError, Round
+from cfnet.game.tiles import ALL_TILES
+from cfnet.protocol.round_state import AuditResult, RoundState, first_invalid
+from cfnet.protocol.wire import Blame, blame
+
+
+def audit_round(state: RoundState, skip: int | None = None) -> AuditResult:
+    """Check a revealed round; `skip` is a seat whose shuffle steps need no recomputation (the
+    local seat's own). Blames the first offending entry in chain order."""
+    n, r, table_id = state.players, state.number, state.table_id
+    secrets = [SeatSecrets.derive(seed, table_id, r, s) for s, seed in enumerate(state.seeds)]
+    for seat, derived in enumerate(secrets):
+        if derived.starter_nonce != state.nonces[seat]:
+            raise blame(seat, "its starter nonce is not the one its seed gives", state.b_seqs[seat])
+    previous, previous_seq, previous_seat = round_deck(state.centre), -1, -1
+    for phase, decks, seqs, shuffle in (
+        ("A", state.a_decks, state.a_seqs, shuffle_phase_a),
+        ("B", state.b_decks, state.b_seqs, shuffle_phase_b),
+    ):
+        for seat in range(n):
+            if seat != skip:
+                try:
+                    expected = shuffle(previous, secrets[seat])
+                except DeckError:
+                    raise _bad_point(previous_seat, previous_seq, previous) from None
+                if expected != decks[seat]:
+                    where = next(
+                        i
+                        for i, (a, b) in enumerate(zip(expected, decks[seat], strict=True))
+                        if a != b
+                    )
+                    raise blame(
+                        seat,
+                        f"its phase-{phase} deck is not the one its revealed seed gives "
+                        f"(first difference at position {where})",
+                        seqs[seat],
+                    )
+                if phase == "A" and secrets[seat].mask_commitment() != state.masks[seat]:
+                    raise blame(
+                        seat, "its mask commitment is not that of its seed's key", seqs[seat]
+                    )
+                if (
+                    phase == "B"
+                    and list(secrets[seat].key_commitments()) != state.key_commits[seat]
+                ):
+                    raise blame(
+                        seat, "its key commitments are not those of its seed's keys", seqs[seat]
+                    )
+            previous, previous_seq, previous_seat = decks[seat], seqs[seat], seat
+    sources = list(range(len(previous)))
+    for derived in reversed(secrets):
+        sources = [derived.permutation[i] for i in sources]
+    unshuffled = [t for t in ALL_TILES if t != state.centre]
+    tiles = tuple(unshuffled[i] for i in sources)
+    replayed = Round.deal(n, r, state.starter, tiles, state.options)
+    for seat, move, seq in state.moves:
+        try:
+            replayed.apply(move, seat)
+        except IllegalMoveError as error:
+            raise blame(seat, str(error), seq) from None
+    if state.suspect is not None:
+        seat, seq = state.suspect
+        raise blame(seat, "played a tile that is already on the board", seq)
+    return AuditResult(tiles, replayed)
+
+
+def _bad_point(seat: int, seq: int, deck: list[bytes]) -> Blame:
+    index = first_invalid(deck)
+    return blame(seat, f"position {index} of its deck is not a point of the group", seq, index)

@@ -1,0 +1,103 @@
+"""What the table tells its user after each entry: plain, immutable event records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cfnet.game.engine import EndReason, Move
+from cfnet.game.tiles import Tile
+from cfnet.protocol.wire import Fault
+from cfnet.record.entry import Entry
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """`entry` joined the chain (a new entry, not an echo)."""
+
+    entry: Entry
+
+
+@dataclass(frozen=True, slots=True)
+class Superseded:
+    """An abort replaced the chain from `seq` on (a log file must drop those entries)."""
+
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """The joint draw chose who starts round `round_number`."""
+
+    round_number: int
+    starter: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """The local seat opened its hand (None: a position that opens to no tile)."""
+
+    round_number: int
+    tiles: tuple[Tile | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveMade:
+    """`seat` made `move`; `drawn` is the tile a local draw gave (None for others' draws)."""
+
+    round_number: int
+    seat: int
+    move: Move
+    drawn: Tile | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScored:
+    """Round audited: who started, dealt hands, the yard as dealt, hands left at the end, the
+    moves, scores and game totals, how the round ended and who went out (None if nobody)."""
+
+    round_number: int
+    starter: int
+    dealt: tuple[tuple[Tile, ...], ...]
+    yard: tuple[Tile, ...]
+    left: tuple[tuple[Tile, ...], ...]
+    moves: tuple[Move, ...]
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    end_reason: EndReason
+    went_out: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """Every round is certified by every seat."""
+
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FaultFound:
+    """A seat is proven to have broken the protocol (or stalled); an abort will follow."""
+
+    fault: Fault
+
+
+@dataclass(frozen=True, slots=True)
+class Aborted:
+    """The game ended with `by`'s signed abort naming `fault.seat`."""
+
+    fault: Fault
+    by: int
+
+
+Event = (
+    Appended
+    | Superseded
+    | RoundStarted
+    | HandDealt
+    | MoveMade
+    | RoundScored
+    | GameOver
+    | FaultFound
+    | Aborted
+)

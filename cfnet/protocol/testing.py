@@ -1,0 +1,149 @@
+"""In-memory tables: N peers, each with its own secrets, exchanging only signed entries through
+the table state machine, with a virtual clock. Used by `cfnet selfplay --protocol`, the tests
+and the benchmark. Reproducible: identities, table id and round seeds are derived from a seed
+with SHAKE-256 (labels "cfnet/v1/sim-..."), bots are seeded."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from cfnet.errors import PeerProtocolError
+from cfnet.game.bots import Player, make_bot
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.events import Appended, Event
+from cfnet.protocol.table import LocalSeat, SeatInfo, Table, make_genesis
+from cfnet.protocol.wire import DEFAULT_TIMEOUT
+from cfnet.record.entry import Entry
+from cfnet.record.identity import Identity
+
+Tamper = Callable[[Entry], list[tuple[bytes, frozenset[int] | None]]]
+"""Rewrites one outgoing entry of a seat into (wire, recipients or None for all) deliveries."""
+
+SeatFactory = Callable[[Identity, int, Callable[[int], bytes]], LocalSeat]
+MAX_STEPS = 1_000_000
+
+
+def derived(label: str, seed: int, *parts: int, size: int = 32) -> bytes:
+    """SHAKE-256(label || seed || parts): reproducible bytes for simulated peers."""
+    data = label.encode() + b"".join(x.to_bytes(8, "big") for x in (seed, *parts))
+    return hashlib.shake_256(data).digest(size)
+
+
+def sim_entropy(seed: int, seat: int) -> Callable[[int], bytes]:
+    """A reproducible stream of secret bytes for one simulated seat."""
+    counter = iter(range(1 << 62))
+    return lambda n: derived("cfnet/v1/sim-entropy", seed, seat, next(counter), size=n)
+
+
+def sim_identity(seed: int, seat: int) -> Identity:
+    return Identity.from_seed(derived("cfnet/v1/sim-identity", seed, seat))
+
+
+@dataclass
+class Network:
+    """Peers joined by perfect in-memory links; every peer echoes every entry it appends."""
+
+    tables: list[Table]
+    players: list[Player | None]
+    tampers: Mapping[int, Tamper] = field(default_factory=dict)
+    now: float = 0.0
+    errors: list[tuple[int, PeerProtocolError]] = field(default_factory=list)
+    events: list[list[Event]] = field(default_factory=list)
+    watch: Callable[[Network], None] | None = None
+    cut: set[tuple[int, int]] = field(default_factory=set)
+    """Links (sender, receiver) that lose everything sent on them."""
+
+    def __post_init__(self) -> None:
+        self.events = [t.drain_events() for t in self.tables]
+
+    def run(self, until: Callable[[], bool] | None = None) -> None:
+        """Play until every table is finished, nothing more can happen, or `until()` holds
+        (checked between exchanges)."""
+        for _ in range(MAX_STEPS):
+            if until is not None and until():
+                return
+            if not self._step() and not self._advance_clock():
+                return
+        raise RuntimeError("the simulated table did not settle")
+
+    def _step(self) -> bool:
+        moved = False
+        queue: deque[tuple[int, int, bytes]] = deque()
+        for seat, (table, player) in enumerate(zip(self.tables, self.players, strict=True)):
+            if player is not None and table.awaiting_local_move:
+                table.choose(player.choose(table.view()))
+            posted = table.outgoing(self.now)
+            self.events[seat] += table.drain_events()
+            for entry in posted:
+                moved = True
+                tamper = self.tampers.get(seat)
+                for wire, to in tamper(entry) if tamper else [(entry.wire, None)]:
+                    queue.extend(
+                        (seat, t, wire) for t in to or range(len(self.tables)) if t != seat
+                    )
+        while queue:
+            sender, target, wire = queue.popleft()
+            if (sender, target) in self.cut:
+                continue
+            try:
+                got = self.tables[target].receive(wire, self.now)
+            except PeerProtocolError as error:
+                self.errors.append((target, error))
+                continue
+            self.events[target] += got
+            for event in got:
+                if isinstance(event, Appended):
+                    echo = event.entry.wire
+                    queue.extend((target, t, echo) for t in range(len(self.tables)) if t != target)
+            if self.watch is not None:
+                self.watch(self)
+        return moved
+
+    def _advance_clock(self) -> bool:
+        deadlines = [d for t in self.tables if (d := t.next_deadline()) is not None]
+        if not deadlines:
+            return False
+        self.now = max(self.now, min(deadlines))
+        for seat, table in enumerate(self.tables):
+            table.handle_timeout(self.now)
+            self.events[seat] += table.drain_events()
+        return True
+
+
+def start_tables(
+    players: int,
+    seed: int,
+    options: RuleOptions | None = None,
+    bots: Sequence[str] = ("greedy",),
+    seats: SeatFactory | None = None,
+    timeout: int = DEFAULT_TIMEOUT,
+) -> Network:
+    """A network of `players` simulated peers at one new table (nothing posted yet)."""
+    options = RuleOptions() if options is None else options
+    identities = [sim_identity(seed, s) for s in range(players)]
+    infos = [SeatInfo(f"bot{s}", identities[s].public) for s in range(players)]
+    table_id = derived("cfnet/v1/sim-table", seed, size=16)
+    genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout)
+    factory = seats or (lambda identity, seat, entropy: LocalSeat(identity, seat, entropy))
+    tables = [
+        Table(genesis.wire, factory(identities[s], s, sim_entropy(seed, s))) for s in range(players)
+    ]
+    bot_players: list[Player | None] = [
+        make_bot(bots[s % len(bots)], seed * 1009 + s) for s in range(players)
+    ]
+    return Network(tables, bot_players)
+
+
+def play_protocol_game(
+    players: int,
+    seed: int,
+    options: RuleOptions | None = None,
+    bots: Sequence[str] = ("greedy",),
+) -> Network:
+    """A complete game between `players` honest simulated peers."""
+    network = start_tables(players, seed, options, bots)
+    network.run()
+    return network

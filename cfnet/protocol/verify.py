@@ -1,0 +1,293 @@
+"""Offline verification of a whole log (what `cfnet verify` prints): an observer table re-checks
+every signature, link, commitment, shuffle step, key and move. Pure: entries in, verdict out.
+
+The verdict rests only on checked signatures (protocol.md 4.7): a seat is named only by an
+entry it provably signed; the first proven fault decides, whatever follows it; a log that
+stops, or whose next record proves nothing (unsigned, unplaceable, damaged), is unfinished with
+the seat that was due; a `timeout` abort is its poster's claim, which time cannot prove offline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from cfnet.errors import PeerProtocolError
+from cfnet.protocol.events import Aborted, FaultFound, RoundScored
+from cfnet.protocol.table import OFFLINE, Table, parse_genesis
+from cfnet.protocol.wire import REVEAL, TIMEOUT, Fault
+from cfnet.record.entry import Entry
+from cfnet.record.logfile import LogFileError, link_problem
+
+
+@dataclass
+class Verdict:
+    """What a log proves.
+
+    `blamed` is the seat proven at fault by an entry whose signature was checked (None if none);
+    `claim` is a `timeout` abort, only its poster's (`claimed_by`) word; `due` is the seat that
+    was due where the log stops (it is not blamed for it); `problem` says, in one line, why the
+    log is not a valid finished game ('' if it is); `after` what the file holds beyond the entry
+    that decided (read only to report it)."""
+
+    table: Table | None
+    rounds: list[RoundScored] = field(default_factory=list)
+    entries: int = 0
+    problem: str = ""
+    seq: int | None = None
+    blamed: int | None = None
+    fault: Fault | None = None
+    claim: Fault | None = None
+    claimed_by: int | None = None
+    abort: Fault | None = None
+    abort_by: int | None = None
+    due: int | None = None
+    due_kinds: tuple[str, ...] = ()
+    after: str = ""
+
+    @property
+    def valid(self) -> bool:
+        """The log holds a table and no seat is proven at fault."""
+        return self.table is not None and self.blamed is None
+
+    @property
+    def finished(self) -> bool:
+        """Every round was played and certified by every seat."""
+        return self.table is not None and self.table.over
+
+    @property
+    def ok(self) -> bool:
+        """A valid, finished game and nothing else in the file."""
+        return self.valid and self.finished and not self.problem
+
+
+def _where(entry: Entry) -> str:
+    return f"entry {entry.seq} (seat {entry.seat}, {entry.kind})"
+
+
+def _claims(entry: Entry) -> str:
+    """An entry whose signature is not (or cannot be) checked: the seat is only its claim."""
+    return f"entry {entry.seq} (claims seat {entry.seat}, {entry.kind})"
+
+
+class Judge:
+    """Feeds an observer table one entry at a time and stops judging at the first entry that
+    decides the verdict (a proven fault, a refused record, the end of the game)."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.verdict = Verdict(table, entries=1)
+        self.judging = True
+        self.reporting = False  # after a fault: the abort that follows is still shown
+        self.skipped = 0
+        self.notes: list[str] = []  # what the file holds after the entry that decided
+
+    @property
+    def decided(self) -> bool:
+        """The verdict is settled and reported: what follows is only counted."""
+        return not self.judging and not self.reporting
+
+    def take(self, entry: Entry) -> None:
+        self.verdict.entries += 1
+        if self.reporting:
+            self._report(entry)
+        else:
+            self._judge(entry)
+
+    def _judge(self, entry: Entry) -> None:
+        table = self.table
+        ended = table.finished
+        try:
+            events = table.receive(entry.wire, OFFLINE)
+        except PeerProtocolError as error:
+            if error.seat is not None:  # raised only after the entry's signature was checked
+                self._proven(error.seat, entry.seq, f"{_where(entry)}: {error.reason}")
+            elif ended:
+                self._after_end(entry)
+            else:
+                self._refused(entry, error.reason)
+            return
+        for event in events:
+            if isinstance(event, RoundScored):
+                self.verdict.rounds.append(event)
+            elif isinstance(event, FaultFound):  # the table checked the entry's signature
+                self._proven(event.fault.seat, event.fault.seq, self._fault_line(event.fault))
+                self.verdict.fault = self.verdict.fault or event.fault
+                self.reporting = True
+            elif isinstance(event, Aborted):
+                self._aborted(event)
+        if table.entries[-1].wire != entry.wire and self.judging:
+            if ended:
+                self._after_end(entry)
+            else:
+                self._refused(entry, "it does not extend the chain as the log claims")
+
+    def _aborted(self, event: Aborted) -> None:
+        verdict = self.verdict
+        verdict.abort, verdict.abort_by = event.fault, event.by
+        if self.verdict.blamed is not None:
+            return
+        claim = event.fault
+        if claim.code == TIMEOUT:  # the poster's word: time is not provable offline
+            verdict.claim, verdict.claimed_by = claim, event.by
+            verdict.seq = self.table.entries[-1].seq
+            verdict.problem = (
+                f"{self._who(event.by)} claims {self._who(claim.seat)} {claim.detail}"
+                f" ({claim.code})"
+            )
+        else:  # the abort's evidence was checked: signatures, links, points
+            verdict.fault = verdict.fault or claim
+            self._proven(claim.seat, self.table.entries[-1].seq, self._fault_line(claim))
+
+    def _who(self, seat: int) -> str:
+        return f"seat {seat} ({self.table.seats[seat].name})"
+
+    def _fault_line(self, fault: Fault) -> str:
+        entries = self.table.entries
+        seq = fault.seq
+        if seq is not None and seq < len(entries) and entries[seq].seat == fault.seat:
+            return f"{_where(entries[seq])}: {fault.detail}"
+        return f"seat {fault.seat} {fault.detail} ({fault.code})"
+
+    def _proven(self, seat: int, seq: int | None, problem: str) -> None:
+        verdict = self.verdict
+        self.judging = False
+        if verdict.blamed is None:
+            verdict.blamed, verdict.seq, verdict.problem = seat, seq, problem
+
+    def _refused(self, entry: Entry, reason: str) -> None:
+        """A record that proves nothing: the log is judged up to the entry before it."""
+        self.judging = False
+        self._stops(f"{_claims(entry)} is refused: {reason}")
+        self.verdict.seq = entry.seq
+
+    def _after_end(self, entry: Entry) -> None:
+        """An entry the table did not take because the game had ended. A live table ignores it
+        too (only an equivocation still counts after the end), so it blames nobody, even when
+        its seat signed it: it is reported as not part of the game."""
+        table = self.table
+        self.judging = False
+        signed = entry.seat < table.players and entry.verify(table.seats[entry.seat].key)
+        if signed and link_problem(table.entries[-1], entry) is None:
+            note = (
+                f"{_where(entry)}: {self._who(entry.seat)} signed an entry after the game had"
+                " ended; it is not part of the game"
+            )
+        else:
+            note = f"{_claims(entry)} after the end is junk: it is not signed by the seat it names"
+        if self.verdict.problem:
+            self.notes.append(note)
+        else:
+            self.verdict.problem, self.verdict.seq = note, entry.seq
+
+    def _report(self, entry: Entry) -> None:
+        """After the first proven fault: the abort that reports it, if the table takes it."""
+        table = self.table
+        try:
+            events = table.receive(entry.wire, OFFLINE)
+        except PeerProtocolError:
+            events = []
+        if table.entries[-1].wire != entry.wire:
+            self.skipped += 1
+            self.reporting = False
+        elif table.finished:
+            self.reporting = False
+        for event in events:
+            if isinstance(event, Aborted):
+                self.verdict.abort, self.verdict.abort_by = event.fault, event.by
+
+    def _stops(self, why: str = "") -> None:
+        """The log ends before the game does (`why`: because of the record that follows)."""
+        verdict, table = self.verdict, self.table
+        stop = f"the log stops after entry {len(table.entries) - 1}"
+        due = table.due()
+        if due is not None:
+            verdict.due, verdict.due_kinds = due[0], tuple(sorted(due[1]))
+            stop += f": {self._who(due[0])} was due to post {'/'.join(verdict.due_kinds)}"
+        verdict.problem = f"{why}; {stop}" if why else stop
+
+    def damaged(self, error: LogFileError) -> None:
+        """The file cannot be read on from here (`error`)."""
+        damage = f"the file cannot be read on at byte {error.offset} (entry {error.index}): " + (
+            error.reason
+        )
+        if not self.judging:
+            self.notes.append(damage)
+        elif self.table.finished:
+            self.judging = False
+            self.verdict.problem = self.verdict.problem or f"after the end, {damage}"
+        else:
+            self.judging = False
+            self._stops(damage)
+
+    def finish(self) -> Verdict:
+        verdict, table = self.verdict, self.table
+        if self.judging and not table.finished:
+            self._stops()
+        if self.skipped:
+            what = "entry follows" if self.skipped == 1 else "entries follow"
+            self.notes.insert(0, f"{self.skipped} more {what}, not judged")
+        verdict.after = "; ".join(self.notes)
+        return verdict
+
+
+def audited_rounds(entries: Iterable[Entry]) -> frozenset[int]:
+    """The rounds for which `entries` hold a validly signed `reveal` of every seat. A seat
+    reveals only after checking every hop proof of its round, and the audit recomputes every
+    hop from the seeds, so `verify` need not check those proofs again (protocol.md 4.7)."""
+    revealed: dict[int, set[int]] = {}
+    stream = iter(entries)
+    try:
+        genesis = next(stream, None)
+        if genesis is None:
+            return frozenset()
+        seats = parse_genesis(genesis.wire)[4]
+        for entry in stream:
+            number = entry.body.get("round")
+            if (
+                entry.kind == REVEAL
+                and entry.table_id == genesis.table_id
+                and type(number) is int
+                and entry.seat < len(seats)
+                and entry.verify(seats[entry.seat].key)
+            ):
+                revealed.setdefault(number, set()).add(entry.seat)
+    except (LogFileError, PeerProtocolError):
+        pass  # the judging pass reports what is wrong; only whole reveals count here
+    return frozenset(number for number, who in revealed.items() if len(who) == len(seats))
+
+
+def verify_entries(
+    entries: Iterable[Entry],
+    rest: Callable[[], int] | None = None,
+    audited: frozenset[int] | None = None,
+) -> Verdict:
+    """Replay `entries` (a list, or a stream such as `logfile.iter_log`, whose LogFileError
+    ends the reading) through an observer table and judge them. Once the verdict is settled,
+    the entries left are counted by `rest()` if given (e.g. `logfile.count_records` on the
+    file, which skips their bodies), else by iterating them. `audited`: the rounds whose hop
+    proofs need no check (`audited_rounds`; found here when `entries` is a list)."""
+    if audited is None:
+        audited = audited_rounds(entries) if isinstance(entries, Sequence) else frozenset()
+    stream = iter(entries)
+    try:
+        genesis = next(stream, None)
+        if genesis is None:
+            return Verdict(None, problem="the log has no entries")
+        table = Table(genesis.wire, None, OFFLINE, audited)
+    except LogFileError as error:
+        return Verdict(None, problem=str(error))
+    except PeerProtocolError as error:  # a table entry is signed by the key it declares
+        return Verdict(None, entries=1, problem=f"entry 0 is not a valid table: {error.reason}")
+    judge = Judge(table)
+    try:
+        for entry in stream:
+            judge.take(entry)
+            if judge.decided:
+                more = rest() if rest is not None else sum(1 for _ in stream)
+                judge.skipped += more
+                judge.verdict.entries += more
+                break
+    except LogFileError as error:
+        judge.damaged(error)
+    return judge.finish()

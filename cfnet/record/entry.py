@@ -1,0 +1,282 @@
+"""Signed log entries, their canonical bytes and hash, the verified hash chain, equivocation proofs.
+
+signed = canonical msgpack [1, table_id, seq, prev, seat, kind, body]; the Ed25519 signature
+covers SIGN_DOMAIN + signed; wire = canonical msgpack [signed, signature]; hash =
+SHA-256(HASH_DOMAIN + wire). Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.record.codec import MAX_DEPTH, DecodeError, EncodeError, decode_bounded, encode_canonical
+from cfnet.record.identity import SIGNATURE_BYTES, Identity, verify_signature
+
+ENTRY_VERSION = 1
+SIGN_DOMAIN = b"cfnet/v1/entry\0"
+HASH_DOMAIN = b"cfnet/v1/entry-hash\0"
+TABLE_ID_BYTES = 16
+HASH_BYTES = 32
+GENESIS_PREV = bytes(HASH_BYTES)
+MAX_ENTRY_BYTES = 1 << 20
+MAX_SEQ = (1 << 32) - 1
+MAX_SEAT = 255
+KIND_PATTERN = re.compile(r"[a-z][a-z0-9_.-]{0,31}\Z")
+
+
+class MalformedEntry(DecodeError):
+    """Received bytes are not a well-formed entry (layout, types, sizes or encoding)."""
+
+
+@dataclass(frozen=True, eq=False, repr=False, slots=True)
+class Entry:
+    """One signed log entry; built only by `sign_entry` or `decode_entry`. Equal iff same wire.
+
+    `body` is the decoded form of the signed bytes; treat it as read-only.
+    """
+
+    table_id: bytes
+    seq: int
+    prev: bytes
+    seat: int
+    kind: str
+    body: dict[str, Any]
+    signature: bytes
+    signed: bytes
+    wire: bytes
+    hash: bytes
+
+    def verify(self, public_key: bytes) -> bool:
+        """Whether `public_key` signed exactly SIGN_DOMAIN + `signed`."""
+        return verify_signature(public_key, SIGN_DOMAIN + self.signed, self.signature)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Entry) and self.wire == other.wire
+
+    def __hash__(self) -> int:
+        return hash(self.wire)
+
+    def __repr__(self) -> str:
+        return (
+            f"Entry(seq={self.seq}, seat={self.seat}, kind={self.kind!r},"
+            f" hash={self.hash.hex()[:16]}...)"
+        )
+
+
+def entry_hash(wire: bytes) -> bytes:
+    """The chain hash of an entry's wire bytes: SHA-256(HASH_DOMAIN + wire)."""
+    return hashlib.sha256(HASH_DOMAIN + wire).digest()
+
+
+def sign_entry(
+    identity: Identity,
+    table_id: bytes,
+    seq: int,
+    prev: bytes,
+    seat: int,
+    kind: str,
+    body: dict[str, Any],
+) -> Entry:
+    """A new entry signed by `identity`; LocalProtocolError if any field is not allowed."""
+    try:
+        signed = encode_canonical([ENTRY_VERSION, table_id, seq, prev, seat, kind, body])
+        signature = identity.sign(SIGN_DOMAIN + signed)
+        return decode_entry(encode_canonical([signed, signature]))
+    except (EncodeError, DecodeError) as exc:
+        raise LocalProtocolError(f"cannot sign this entry: {exc}") from exc
+
+
+def decode_entry(wire: bytes) -> Entry:
+    """The entry whose wire bytes are exactly `wire`; MalformedEntry if not. No signature check."""
+    try:
+        outer = decode_bounded(
+            wire,
+            max_size=MAX_ENTRY_BYTES,
+            max_depth=1,
+            max_array_len=2,
+            max_map_len=0,
+            max_str_len=0,
+            max_items=3,
+        )
+        _expect(type(outer) is list and len(outer) == 2, "wire must be [signed, signature]")
+        signed, signature = outer
+        _expect(type(signed) is bytes, "the signed part must be bin")
+        _expect(
+            type(signature) is bytes and len(signature) == SIGNATURE_BYTES,
+            f"the signature must be {SIGNATURE_BYTES} bytes of bin",
+        )
+        fields = decode_bounded(signed, max_size=MAX_ENTRY_BYTES, max_depth=MAX_DEPTH)
+    except MalformedEntry:
+        raise
+    except DecodeError as exc:
+        raise MalformedEntry(exc.reason) from exc
+    _expect(type(fields) is list and len(fields) == 7, "signed part must be a 7-item array")
+    version, table_id, seq, prev, seat, kind, body = fields
+    _expect(type(version) is int and version == ENTRY_VERSION, f"version must be {ENTRY_VERSION}")
+    _expect(_is_bytes(table_id, TABLE_ID_BYTES), f"table id must be {TABLE_ID_BYTES} bytes")
+    _expect(type(seq) is int and 0 <= seq <= MAX_SEQ, f"seq must be an int 0..{MAX_SEQ}")
+    _expect(_is_bytes(prev, HASH_BYTES), f"prev must be {HASH_BYTES} bytes")
+    _expect(seq > 0 or prev == GENESIS_PREV, "entry 0 must have prev = 32 zero bytes")
+    _expect(type(seat) is int and 0 <= seat <= MAX_SEAT, f"seat must be an int 0..{MAX_SEAT}")
+    _expect(
+        type(kind) is str and KIND_PATTERN.match(kind) is not None,
+        "kind must be 1..32 of a-z 0-9 _ . - starting with a letter",
+    )
+    _expect(type(body) is dict, "body must be a map")
+    return Entry(table_id, seq, prev, seat, kind, body, signature, signed, wire, entry_hash(wire))
+
+
+def _is_bytes(value: object, size: int) -> bool:
+    return type(value) is bytes and len(value) == size
+
+
+def _expect(ok: bool, reason: str) -> None:
+    if not ok:
+        raise MalformedEntry(reason)
+
+
+class ChainProblem(enum.Enum):
+    """Why an entry does not extend the chain."""
+
+    BAD_SIGNATURE = "bad signature"
+    WRONG_TABLE = "wrong table"
+    GAP = "gap"
+    SEQ_TAKEN = "seq taken"
+    WRONG_PREV = "wrong prev"
+    EQUIVOCATION = "equivocation"
+
+
+class ChainError(PeerProtocolError):
+    """An entry that does not extend the chain.
+
+    `signer` is the entry's seat when its signature verified (authentic but maybe stale or
+    replayed: the table layer decides); `seat` (blame) is set only with a proof (equivocation).
+    """
+
+    def __init__(
+        self, reason: str, problem: ChainProblem, signer: int | None, seat: int | None = None
+    ) -> None:
+        super().__init__(reason, seat)
+        self.problem = problem
+        self.signer = signer
+
+
+class EquivocationError(ChainError):
+    """A seat signed two different entries for one place; `proof` shows it to anyone."""
+
+    def __init__(self, proof: Equivocation) -> None:
+        seat = proof.a.seat
+        super().__init__(
+            f"signed two different entries for seq {proof.a.seq}",
+            ChainProblem.EQUIVOCATION,
+            signer=seat,
+            seat=seat,
+        )
+        self.proof = proof
+
+
+class Chain:
+    """The verified, append-only entries of one table: seq 0, 1, ... each linked to the last."""
+
+    def __init__(self, table_id: bytes) -> None:
+        if len(table_id) != TABLE_ID_BYTES:
+            raise LocalProtocolError(f"table id must be {TABLE_ID_BYTES} bytes")
+        self.table_id = table_id
+        self._entries: list[Entry] = []
+
+    @property
+    def entries(self) -> Sequence[Entry]:
+        return self._entries
+
+    @property
+    def head(self) -> bytes:
+        """The hash the next entry must name as prev (32 zero bytes while empty)."""
+        return self._entries[-1].hash if self._entries else GENESIS_PREV
+
+    @property
+    def next_seq(self) -> int:
+        return len(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def append(self, entry: Entry, public_key: bytes) -> bool:
+        """Add `entry`, signed by `public_key` (its seat's key): True if added, False if already
+        there (an echo). ChainError if it does not extend the chain; EquivocationError if its
+        seat already signed a different entry at that seq."""
+        if entry.seq < len(self._entries) and self._entries[entry.seq] == entry:
+            return False
+        where = f"entry {entry.seq} (seat {entry.seat}, {entry.kind})"
+        if not entry.verify(public_key):
+            raise ChainError(
+                f"{where}: signature is not valid for the seat's key",
+                ChainProblem.BAD_SIGNATURE,
+                signer=None,
+            )
+        signer = entry.seat
+        if entry.table_id != self.table_id:
+            raise ChainError(
+                f"{where}: is for table {entry.table_id.hex()}, this is {self.table_id.hex()}",
+                ChainProblem.WRONG_TABLE,
+                signer,
+            )
+        if entry.seq < len(self._entries):
+            there = self._entries[entry.seq]
+            if there.seat == entry.seat:
+                raise EquivocationError(Equivocation(there, entry))
+            raise ChainError(
+                f"{where}: seq {entry.seq} already holds seat {there.seat}'s entry",
+                ChainProblem.SEQ_TAKEN,
+                signer,
+            )
+        if entry.seq > len(self._entries):
+            raise ChainError(
+                f"{where}: the chain has only {len(self._entries)} entries (next seq"
+                f" {len(self._entries)})",
+                ChainProblem.GAP,
+                signer,
+            )
+        if entry.prev != self.head:
+            raise ChainError(
+                f"{where}: prev {entry.prev.hex()[:16]}... is not the head"
+                f" {self.head.hex()[:16]}...",
+                ChainProblem.WRONG_PREV,
+                signer,
+            )
+        self._entries.append(entry)
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Equivocation:
+    """Two entries claimed to be one seat's different signed entries for one (table, seq)."""
+
+    a: Entry
+    b: Entry
+
+    def check(self, public_key: bytes) -> bool:
+        """Whether this proves that `public_key`'s owner equivocated."""
+        a, b = self.a, self.b
+        same_place = (a.table_id, a.seq, a.seat) == (b.table_id, b.seq, b.seat)
+        return same_place and a.wire != b.wire and a.verify(public_key) and b.verify(public_key)
+
+    def to_plain(self) -> list[bytes]:
+        """[wire, wire], the smaller first: one form per pair, ready for an entry body."""
+        return sorted([self.a.wire, self.b.wire])
+
+    @classmethod
+    def from_plain(cls, plain: object) -> Equivocation:
+        """Parse `to_plain`'s form; MalformedEntry if it is not two distinct entries in order.
+
+        Shape only: call `check` with the accused seat's key."""
+        if not (type(plain) is list and len(plain) == 2 and all(type(w) is bytes for w in plain)):
+            raise MalformedEntry("an equivocation proof must be [wire, wire]")
+        if not plain[0] < plain[1]:
+            raise MalformedEntry("an equivocation proof's two wires must differ, smaller first")
+        return cls(decode_entry(plain[0]), decode_entry(plain[1]))

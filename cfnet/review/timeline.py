@@ -1,0 +1,172 @@
+"""A game as a sequence of positions, built from its log entries as they come (pure).
+
+What the replay viewer steps through and what `cfnet watch` shows: entries are judged by the
+observer table `cfnet verify` runs (`table_verify.Judge`), and each move the table takes adds
+a position (the public board after it). Once a round is revealed, every hand at each of its
+positions and the tile each draw gave are known too; never before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from cfnet.game.engine import Draw, Move, PublicRound, Round
+from cfnet.game.tiles import Tile
+from cfnet.protocol.events import RoundScored
+from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
+from cfnet.protocol.verify import Judge, Verdict, audited_rounds
+from cfnet.record.entry import Entry
+from cfnet.record.logfile import LogFileError, iter_log
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """The board after `index` moves of round `round_number` (0: the round's start); `number`
+    counts the moves of the whole game; `seat` made `move` to get here (None at a start);
+    `seq` is the entry that made it."""
+
+    seq: int
+    round_number: int
+    index: int
+    number: int
+    seat: int | None
+    move: Move | None
+    public: PublicRound
+
+
+class Timeline:
+    """Every position of a game so far: `take` each entry after the genesis, in log order."""
+
+    def __init__(self, genesis: bytes, audited: frozenset[int] = frozenset()) -> None:
+        self.table = Table(genesis, None, OFFLINE, audited)
+        self.judge = Judge(self.table)
+        self.names = tuple(info.name for info in self.table.seats)
+        self.positions: list[Position] = []
+        self.revealed: dict[int, RoundScored] = {}
+        self._replica: PublicRound | None = None
+        self._hands: dict[int, list[tuple[tuple[Tile, ...], ...]]] = {}
+        self._drawn: dict[int, list[Tile | None]] = {}
+
+    @property
+    def rounds(self) -> list[RoundScored]:
+        """The rounds scored so far, in order."""
+        return self.judge.verdict.rounds
+
+    def take(self, entry: Entry) -> bool:
+        """Judge one entry (as `cfnet verify` does) and add the positions it made; False once
+        the verdict is settled (what follows is not judged)."""
+        if self.judge.decided:
+            return False
+        held = len(self.table.entries)
+        self.judge.take(entry)
+        if self.table.aborted is None:
+            self._follow()
+        elif len(self.table.entries) <= held and self.table.entries[-1].wire == entry.wire:
+            self._supersede(entry.seq)
+        for scored in self.rounds[len(self.revealed) :]:
+            self.revealed[scored.round_number] = scored
+        return not self.judge.decided
+
+    def verdict(self) -> Verdict:
+        """What the entries taken so far prove (as `cfnet verify` reports it)."""
+        verdict = self.judge.finish()
+        verdict.entries = len(self.table.entries)
+        return verdict
+
+    def _follow(self) -> None:
+        public = self.table.public
+        if public is None:
+            return
+        replica = self._replica
+        if replica is None or replica.round_number != public.round_number:
+            replica = PublicRound(
+                self.table.players, public.round_number, public.starter, self.table.options
+            )
+            self._replica = replica
+            self._add(replica, None, None)
+        for move in public.moves[len(replica.moves) :]:
+            seat = replica.turn
+            replica.apply_public(move)
+            self._add(replica, seat, move)
+
+    def _supersede(self, seq: int) -> None:
+        """An abort replaced the chain from entry `seq` on: the positions made there are gone
+        (the game is over: no move follows an abort)."""
+        while self.positions and self.positions[-1].seq >= seq:
+            self.positions.pop()
+
+    def _add(self, public: PublicRound, seat: int | None, move: Move | None) -> None:
+        number = (self.positions[-1].number if self.positions else 0) + (move is not None)
+        seq = len(self.table.entries) - 1
+        self.positions.append(
+            Position(seq, public.round_number, len(public.moves), number, seat, move, public.copy())
+        )
+
+    def round_starts(self) -> list[int]:
+        """The index in `positions` of each round's start."""
+        return [i for i, p in enumerate(self.positions) if p.index == 0]
+
+    def hands(self, position: Position) -> tuple[tuple[Tile, ...], ...] | None:
+        """Every hand at `position`, if its round is revealed (None otherwise)."""
+        if position.round_number not in self.revealed:
+            return None
+        return self._replayed(position.round_number)[0][position.index]
+
+    def drawn(self, position: Position) -> Tile | None:
+        """The tile the draw that led to `position` gave, if its round is revealed."""
+        if position.round_number not in self.revealed or not isinstance(position.move, Draw):
+            return None
+        return self._replayed(position.round_number)[1][position.index - 1]
+
+    def describe(self, position: Position) -> str:
+        """The move that led to `position`, with names (and the drawn tile once revealed)."""
+        if position.move is None or position.seat is None:
+            public = position.public
+            starter = self.names[public.starter]
+            return f"round {position.round_number}: centre {public.centre}, {starter} starts"
+        text = f"{self.names[position.seat]}: {position.move}"
+        tile = self.drawn(position)
+        return text if tile is None else f"{text} {tile}"
+
+    def _replayed(
+        self, number: int
+    ) -> tuple[list[tuple[tuple[Tile, ...], ...]], list[Tile | None]]:
+        """Round `number` replayed from its revealed deal: the hands at each position, the tile
+        each move drew (None for plays and passes)."""
+        if number not in self._hands:
+            scored = self.revealed[number]
+            replay = Round(
+                self.table.players,
+                number,
+                scored.starter,
+                scored.dealt,
+                scored.yard,
+                self.table.options,
+            )
+            hands = [tuple(tuple(h) for h in replay.hands)]
+            drawn: list[Tile | None] = []
+            for move in scored.moves:
+                drawn.append(replay.apply(move))
+                hands.append(tuple(tuple(h) for h in replay.hands))
+            self._hands[number], self._drawn[number] = hands, drawn
+        return self._hands[number], self._drawn[number]
+
+
+def read_timeline(f: BinaryIO, name: str) -> Timeline:
+    """The timeline of the log file open in `f`, read as `cfnet verify` reads it (a damaged
+    record ends it); LogFileError or PeerProtocolError if it holds no readable table."""
+    audited = audited_rounds(iter_log(f, name, MAX_ABORT_ENTRY))
+    f.seek(0)
+    stream = iter_log(f, name, MAX_ABORT_ENTRY)
+    genesis = next(stream, None)
+    if genesis is None:
+        raise LogFileError(name, 0, 0, "the log holds no entries")
+    timeline = Timeline(genesis.wire, audited)
+    try:
+        for entry in stream:
+            if not timeline.take(entry):
+                break
+    except LogFileError as error:
+        timeline.judge.damaged(error)
+    return timeline

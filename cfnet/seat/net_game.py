@@ -1,0 +1,412 @@
+"""The network game driver: one seat's `Table` on the real network (one per process).
+
+A thin shell around the sans-IO table: entries from the mesh go to `Table.receive` with
+`time.monotonic()`; the entries the table posts are written to the store (secrets first, then
+the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
+truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyncs peers from
+the store, never from the table, so no entry leaves before it is on disk; a store failure stops
+the game (nothing more is taken or posted). After the end the seat lingers until
+every seat not blamed announces the same final chain (or the grace period ends).
+It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
+computer seats and scripts. At the end the saved file is checked to be exactly the chain the
+table verified as it came. `chaos` (tests only, net/chaos_sim.py) cuts links at random.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from cfnet.disk.store import LOG_FILE, TableStore
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.game.bots import Player
+from cfnet.game.engine import Game, IllegalMoveError, Move, PlayerView
+from cfnet.net.faults import Chaos
+from cfnet.net.mesh import Mesh
+from cfnet.net.watch import Watchers
+from cfnet.protocol.events import (
+    Aborted,
+    Appended,
+    Event,
+    FaultFound,
+    GameOver,
+    MoveMade,
+    RoundScored,
+    RoundStarted,
+    Superseded,
+)
+from cfnet.protocol.table import Table
+from cfnet.record.entry import Entry, MalformedEntry, decode_entry
+from cfnet.record.identity import Identity, fingerprint
+from cfnet.record.logfile import MAGIC, encode_record
+from cfnet.seat.session import (
+    GameAborted,
+    GameEnded,
+    Moved,
+    Notice,
+    RoundBegan,
+    RoundEnded,
+    SessionEvent,
+)
+
+log = logging.getLogger("cfnet.net")
+
+GRACE = 0.05  # after a timer fires, let what already arrived be delivered first
+LATE = 0.5  # a timer this late means this process was stopped or starved...
+CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
+FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
+MAX_LINGER = 30.0
+
+Say = Callable[[str], None]
+
+
+class NetGame:
+    """One seat at a table on the LAN: its `Table`, `TableStore` and `Mesh`.
+
+    `player` plays the seat if given (a computer seat); otherwise moves come through `submit`
+    (the game screen). `say` prints plain progress lines (None: quiet)."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        table: Table,
+        store: TableStore,
+        *,
+        player: Player | None = None,
+        say: Say | None = None,
+        chaos: Chaos | None = None,
+    ) -> None:
+        if table.local is None or table.me is None:
+            raise LocalProtocolError("a network game needs a local seat")
+        self.identity = identity
+        self.table = table
+        self.store = store
+        self.player = player
+        self._say = say
+        self._chaos = chaos
+        self._local = table.local
+        self._saved_seeds = dict(self._local.seeds)
+        self._keys = [info.key for info in table.seats]
+        self.mesh = Mesh(identity, table.table_id, self._keys, store, self._deliver)
+        self._wake = asyncio.Event()
+        self._queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
+        self._fatal: BaseException | None = None
+        self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
+        self._noticed = False
+        self._task: asyncio.Task[int] | None = None
+        self._cuts: set[asyncio.Task[None]] = set()
+        self.result: SessionEvent | None = None
+        self.log_path = store.path / LOG_FILE
+        self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
+
+    # ------------------------------------------------------------------ GameSession
+
+    @property
+    def seat(self) -> int:
+        assert self.table.me is not None
+        return self.table.me
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(info.name for info in self.table.seats)
+
+    @property
+    def game(self) -> Game:
+        return self.table.game
+
+    @property
+    def view(self) -> PlayerView | None:
+        try:
+            return self.table.view()
+        except LocalProtocolError:
+            return None
+
+    @property
+    def waiting_for(self) -> tuple[int, ...]:
+        awaited = self.table.awaited
+        return () if awaited is None else (awaited,)
+
+    def start(self) -> None:
+        """Run the game in a task on the running loop (the mesh must be listening)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self.play())
+
+    async def next_event(self) -> SessionEvent:
+        return await self._queue.get()
+
+    def submit(self, move: Move) -> None:
+        try:
+            self.table.choose(move)
+        except LocalProtocolError as exc:
+            raise IllegalMoveError(str(exc)) from None
+        self._wake.set()
+
+    def ready(self) -> None:
+        """Nothing to do: the protocol goes on to the next round by itself."""
+
+    async def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self.mesh.close()
+
+    # ------------------------------------------------------------------ running
+
+    async def listen(self, host: str, port: int = 0) -> int:
+        """Open the mesh listener; returns its port."""
+        return await self.mesh.start(host, port)
+
+    def set_addresses(self, addresses: dict[int, tuple[str, int]]) -> None:
+        """Where the other seats listen."""
+        for seat, (host, port) in addresses.items():
+            if seat != self.table.me and 0 <= seat < len(self._keys):
+                self.mesh.set_address(self._keys[seat], host, port)
+
+    def replay(self, entries: Sequence[Entry]) -> None:
+        """Feed back the entries saved before a restart (those after the genesis)."""
+        for entry in entries:
+            self._handle(self.table.receive(entry.wire, time.monotonic()))
+
+    async def play(self) -> int:
+        """Play until the game is over; save, verify and return the exit code (0: a complete
+        valid game, 3: the game ended with an abort, 1: a local failure)."""
+        judge = False
+        try:
+            while not self.table.finished and self._fatal is None:
+                self._wake.clear()
+                self._pump(timeouts=judge)
+                if self.table.finished:
+                    break
+                wakeup = self._next_wakeup()
+                timeout = None if wakeup is None else max(0.0, wakeup - time.monotonic())
+                judge = False
+                try:  # not wait_for: on 3.11 it can swallow a cancel (bpo-42130)
+                    async with asyncio.timeout(timeout):
+                        await self._wake.wait()
+                except TimeoutError:
+                    # Judge a deadline only once what already arrived is in; after a stop of
+                    # this process (late timer) give the input time to catch up first.
+                    late = wakeup is not None and time.monotonic() - wakeup > LATE
+                    await asyncio.sleep(CATCH_UP if late else GRACE)
+                    judge = True
+            if self._fatal is None:
+                await self._linger()  # an abort may still replace the end meanwhile
+        finally:
+            if self.watchers is not None:
+                await self.watchers.finish()
+            await self.mesh.close()
+        return self._finish()
+
+    def _pump(self, timeouts: bool = False) -> None:
+        """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
+        table = self.table
+        try:
+            if timeouts:
+                table.handle_timeout(time.monotonic())
+            while True:
+                if self.player is not None and table.awaiting_local_move:
+                    table.choose(self.player.choose(table.view()))
+                posted = table.outgoing(time.monotonic())
+                if self._local.seeds != self._saved_seeds:
+                    self.store.save_secrets(self._local.secrets_to_plain())
+                    self._saved_seeds = dict(self._local.seeds)
+                self._handle(table.drain_events())
+                for entry in posted:
+                    self.mesh.post(entry.wire)
+                if not posted:
+                    break
+        except (OSError, LocalProtocolError) as exc:
+            self._fail(exc)
+
+    def _deliver(self, wire: bytes, key: bytes) -> bool:
+        """An entry from the mesh (never raises); whether to echo it. After the end only an
+        entry of our final chain is echoed (an earlier abort that replaces ours joins it);
+        once this game has stopped on a local failure nothing is taken."""
+        if self._fatal is not None:
+            return False
+        finished = self.table.finished
+        try:
+            events = self.table.receive(wire, time.monotonic())
+        except PeerProtocolError as exc:
+            log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
+            return False
+        except Exception:  # our bug, not the peer's: refuse the entry, keep the link
+            log.warning(
+                "entry from %s not taken: the table failed on it", fingerprint(key), exc_info=True
+            )
+            return False
+        try:
+            self._handle(events)
+            if events and self._fatal is None:
+                self._pump()  # answer at once: the chain waits for us (the loop re-arms timers)
+        except Exception as exc:  # the mesh must not see it: this game stops
+            self._fail(exc)
+        self._wake.set()
+        if self._fatal is not None:
+            return False
+        return not finished or self._in_chain(wire)
+
+    def _in_chain(self, wire: bytes) -> bool:
+        try:
+            seq = decode_entry(wire).seq
+        except MalformedEntry:
+            return False
+        stored = self.store.since(seq)
+        return bool(stored) and stored[0] == wire
+
+    def _fail(self, exc: BaseException) -> None:
+        log.error("cannot go on: %s", exc)
+        if self._fatal is None:
+            self._fatal = exc
+        self._wake.set()
+
+    def _handle(self, events: list[Event]) -> None:
+        """Store appended entries (in chain order) and turn events into session events."""
+        for event in events:
+            if isinstance(event, Appended):
+                # others' entries can be fetched again: no fsync
+                durable = event.entry.seat == self.table.me or self.table.finished
+                self.store.append(event.entry, durable=durable)
+                if self.watchers is not None:  # after it is stored, as for the peers
+                    self.watchers.entry(event.entry.wire)
+                self._cut_links()
+            elif isinstance(event, Superseded):  # the abort that follows replaces the rest
+                self.store.truncate(event.seq)
+            elif isinstance(event, RoundStarted):
+                self._emit(RoundBegan(event.round_number, event.starter))
+                self._line(f"round {event.round_number}: {self._who(event.starter)} starts")
+            elif isinstance(event, MoveMade):
+                self._emit(Moved(event.seat, event.move, event.drawn))
+            elif isinstance(event, RoundScored):
+                self._emit(self._round_ended(event))
+                self._line(
+                    f"round {event.round_number}: scores {list(event.scores)}, "
+                    f"totals {list(event.totals)}"
+                )
+            elif isinstance(event, FaultFound):
+                fault = event.fault
+                text = f"{self._who(fault.seat)} {fault.detail} ({fault.code})"
+                self._emit(Notice(text))
+                self._line(f"fault: {text}")
+            elif isinstance(event, Aborted):
+                fault = event.fault
+                text = (
+                    f"{self._who(fault.seat)} {fault.detail} ({fault.code}); "
+                    f"abort signed by {self._who(event.by)}"
+                )
+                self.result = GameAborted(text)
+            elif isinstance(event, GameOver):
+                self.result = GameEnded(event.totals, event.winners, self.log_path)
+
+    def _round_ended(self, event: RoundScored) -> RoundEnded:
+        return RoundEnded(
+            event.round_number,
+            event.end_reason,
+            event.went_out,
+            event.left,
+            event.scores,
+            event.totals,
+            "audited: every shuffle, key and move checked",
+        )
+
+    def _cut_links(self) -> None:
+        key = None if self._chaos is None else self._chaos.pick(list(self.mesh.connected))
+        if key is not None:
+            cut = asyncio.get_running_loop().create_task(
+                self.mesh.disconnect(key, "test: link cut at random")
+            )
+            self._cuts.add(cut)
+            cut.add_done_callback(self._cuts.discard)
+
+    def _emit(self, event: SessionEvent) -> None:
+        if self.player is None:
+            self._queue.put_nowait(event)
+
+    def _line(self, text: str) -> None:
+        if self._say is not None:
+            self._say(text)
+
+    def _who(self, seat: int) -> str:
+        return f"seat {seat} ({self.table.seats[seat].name})"
+
+    def _notice_after(self) -> float:
+        return min(5.0, self.table.timeout / 3)
+
+    def _next_wakeup(self) -> float | None:
+        """The table's next deadline, or when to say whom we are waiting for."""
+        deadline = self.table.next_deadline()
+        awaited = self.table.awaited
+        seen = (awaited, len(self.table.entries))
+        if seen != self._watch[:2]:
+            self._watch = (*seen, time.monotonic())
+            self._noticed = False
+        since = self._watch[2]
+        notice: float | None = None
+        if awaited is not None and awaited != self.table.me and not self._noticed:
+            notice = since + self._notice_after()
+            if time.monotonic() >= notice:
+                self._noticed = True
+                text = f"waiting for {self._who(awaited)}"
+                self._emit(Notice(text))
+                self._line(text)
+                notice = None
+        times = [t for t in (deadline, notice) if t is not None]
+        return min(times) if times else None
+
+    async def _linger(self) -> None:
+        """Before leaving: tell every peer our final chain (`announce`, again whenever it
+        changes: an earlier abort or an equivocation proof may still come) and wait (bounded)
+        until every peer not blamed has said it holds exactly that chain; then say done and
+        close once all linked peers are done too."""
+        until = time.monotonic() + min(MAX_LINGER, float(self.table.timeout))
+        announced: tuple[int, bytes] | None = None
+        while time.monotonic() < until and self._fatal is None:
+            peers = set(self._keys) - {self.identity.public}
+            aborted = self.table.aborted
+            if aborted is not None:
+                peers.discard(self._keys[aborted.seat])
+            head = (self.store.count(), self.table.head)
+            if head != announced:  # even when the others already agree: they must learn it
+                self.mesh.announce()
+                announced = head
+            if self.mesh.agree(peers):
+                break
+            await asyncio.sleep(0.05)
+        await self.mesh.finish(FINISH_GRACE)
+
+    def _finish(self) -> int:
+        """Save the final metadata, check the log file holds exactly the chain the table
+        checked live, emit the result; the exit code."""
+        table = self.table
+        chain = MAGIC + b"".join(encode_record(entry.wire) for entry in table.entries)
+        try:
+            if table.finished:
+                self.store.save_meta(replace(self.store.meta, finished=True))
+            if self.store.read_log() != chain:
+                raise LocalProtocolError(f"{self.log_path} differs from the chain checked here")
+        except (OSError, LocalProtocolError) as exc:
+            self._fail(exc)
+        self.store.close()
+        if self._fatal is not None:
+            self._line(f"stopped: {self._fatal}")
+            self._emit(GameAborted(f"this peer stopped: {self._fatal}"))
+            return 1
+        result = self.result
+        if isinstance(result, GameEnded):
+            totals = list(result.totals)
+            winners = " and ".join(self._who(s) for s in result.winners)
+            self._line(f"game over: totals {totals}; winner: {winners}")
+        elif isinstance(result, GameAborted):
+            self._line(f"game aborted: {result.reason}")
+        self._line(f"log saved: {self.log_path} ({len(table.entries)} entries)")
+        if isinstance(result, GameEnded):
+            self._line(
+                "verified: the log is a complete, valid game (every signature, shuffle, key, "
+                "move and round audit checked as it came)"
+            )
+        if result is not None:
+            self._emit(result)
+        return 0 if isinstance(result, GameEnded) else 3

@@ -1,0 +1,122 @@
+"""What the game screen plays through: a `GameSession` (offline, protocol or network backed).
+
+The screen reads the session's state whenever it redraws and consumes its events one by one;
+a move goes in through `submit`. Sessions run on the asyncio loop the screen runs on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from cfnet.game.engine import EndReason, Game, Move, PlayerView
+from cfnet.game.tiles import Tile
+
+
+@dataclass(frozen=True, slots=True)
+class RoundBegan:
+    """Round `round_number` was dealt; `starter` moves first."""
+
+    round_number: int
+    starter: int
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """`seat` made `move`; `drawn` is the tile a draw gave, for the local seat's draws only."""
+
+    seat: int
+    move: Move
+    drawn: Tile | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the player should know that is not a move, e.g. 'waiting for Bob'."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    """A round is over: why, every hand left (revealed), its scores, the game's totals.
+
+    `verified` is the audit's result in words (None where there is nothing to verify).
+    """
+
+    round_number: int
+    reason: EndReason
+    went_out: int | None
+    hands: tuple[tuple[Tile, ...], ...]
+    scores: tuple[int, ...]
+    totals: tuple[int, ...]
+    verified: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    """The last round is scored: totals, the winners (lowest total), where the log was saved."""
+
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    log_path: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameAborted:
+    """The game stopped before its end, e.g. a peer was caught cheating or left."""
+
+    reason: str
+
+
+SessionEvent = RoundBegan | Moved | Notice | RoundEnded | GameEnded | GameAborted
+
+
+class GameSession(Protocol):
+    """One seat's connection to a game, as the screen sees it."""
+
+    @property
+    def seat(self) -> int:
+        """The local player's seat."""
+        ...
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every seat's display name, by seat."""
+        ...
+
+    @property
+    def game(self) -> Game:
+        """Options, scores of the rounds played so far and totals."""
+        ...
+
+    @property
+    def view(self) -> PlayerView | None:
+        """The local seat's view of the current (or just finished) round; None before a deal."""
+        ...
+
+    @property
+    def waiting_for(self) -> tuple[int, ...]:
+        """The seats the table is waiting for now (the player to move, or slow peers)."""
+        ...
+
+    def start(self) -> None:
+        """Begin the game; call once, on the running event loop."""
+        ...
+
+    async def next_event(self) -> SessionEvent:
+        """The next thing that happened, in order (waits until there is one)."""
+        ...
+
+    def submit(self, move: Move) -> None:
+        """Make the local seat's move; `IllegalMoveError` (and nothing changes) if illegal."""
+        ...
+
+    def ready(self) -> None:
+        """After `RoundEnded`: the local player has seen the result and wants the next round."""
+        ...
+
+    async def close(self) -> None:
+        """Leave the game and release everything the session holds."""
+        ...

@@ -1,0 +1,208 @@
+"""What a player types at the game screen: a move (by number or as tile and end) or a command.
+
+`parse_input` turns a line into a legal `Move` or a `Command`, or raises `InputError` saying
+what was wrong and what is allowed instead. `InputCompleter` completes commands, tiles in hand
+and open-end labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from cfnet.game.engine import (
+    DRAW,
+    PASS,
+    Draw,
+    IllegalMoveError,
+    Move,
+    Pass,
+    Play,
+    PlayerView,
+    parse_move,
+    play,
+)
+from cfnet.game.tiles import Tile, TileParseError
+
+COMMANDS: dict[str, str] = {
+    "draw": "draw from the yard",
+    "pass": "pass your turn",
+    "hint": "the computer's choice",
+    "scores": "the score table",
+    "log": "every event so far",
+    "help": "how to play",
+    "next": "the next round",
+    "quit": "leave the game",
+}
+ALIASES: dict[str, str] = {
+    "d": "draw",
+    "p": "pass",
+    "?": "help",
+    "exit": "quit",
+    "q": "quit",
+    "leave": "quit",
+}
+
+
+class InputError(ValueError):
+    """A typed line that is no legal move or command here; the message says what is allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A command other than a move: one of hint, scores, log, help, next, quit."""
+
+    name: str
+
+
+def sorted_hand(tiles: Iterable[Tile]) -> list[Tile]:
+    """A hand as shown: highest half first, then the other half, both descending."""
+    return sorted(tiles, key=lambda t: (t.high, t.low), reverse=True)
+
+
+def numbered_moves(view: PlayerView) -> list[Move]:
+    """The legal moves in the order the screen numbers them (1, 2, ...): by tile as shown."""
+    order = {tile: i for i, tile in enumerate(sorted_hand(view.hand))}
+    moves = view.legal_moves()
+    return sorted(
+        moves, key=lambda m: (order.get(m.tile, -1), m.end) if isinstance(m, Play) else (99, "")
+    )
+
+
+def allowed_now(moves: Sequence[Move]) -> str:
+    """The moves as the error messages list them: '1) 9-3 a, 2) draw'."""
+    return ", ".join(f"{n}) {m}" for n, m in enumerate(moves, start=1))
+
+
+def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Move | Command:
+    """The move or command `text` asks for, given the local seat's `view`; `InputError` if none."""
+    words = text.strip().lower().split()
+    if not words:
+        raise InputError("type a move number, a tile and an end like 9-3 b, or help")
+    word = ALIASES.get(words[0], words[0])
+    if len(words) == 1 and word in COMMANDS and word not in ("draw", "pass"):
+        return Command(word)
+    if view is None:
+        raise InputError("the tiles are not dealt yet: wait (help, scores, log and quit work now)")
+    public = view.public
+    if public.is_over:
+        raise InputError("the round is over: press Enter (or type next) to go on")
+    if public.turn != view.seat:
+        who = names[public.turn] if public.turn < len(names) else f"seat {public.turn}"
+        raise InputError(f"it is {who}'s turn, not yours: wait for your turn")
+    if not view.hand or (public.drawn_pending and view.drawn is None):
+        raise InputError("your tiles are being opened by the table: wait a moment")
+    moves = numbered_moves(view)
+    choose = f"choose from: {allowed_now(moves)}"
+    if len(words) == 1 and words[0].isdecimal():
+        number = int(words[0])
+        if 1 <= number <= len(moves):
+            return moves[number - 1]
+        tile_hint = ""
+        if len(words[0]) == 2:
+            tile_hint = f" (a tile is typed with a dash: {words[0][0]}-{words[0][1]})"
+        raise InputError(f"there is no move {number}{tile_hint}: {choose}")
+    if len(words) == 1 and word in ("draw", "pass"):
+        return _draw_or_pass(DRAW if word == "draw" else PASS, view, moves, choose)
+    try:
+        if len(words) >= 2 and words[-1].isalpha():
+            typed = parse_move(" ".join(words))  # two or more words: a Play or an error
+            assert isinstance(typed, Play)
+            tile, end = typed.tile, typed.end
+        else:
+            tile, end = Tile.parse(" ".join(words)), None
+    except (TileParseError, IllegalMoveError):
+        numbers = "1 (your only move)" if len(moves) == 1 else f"a move number, 1 to {len(moves)}"
+        raise InputError(
+            f"{text.strip()!r} is not a move or a command: type {numbers}, a tile and an end "
+            "like 9-3 b, draw, pass, or help"
+        ) from None
+    return _tile_move(tile, end, view, moves, choose)
+
+
+def _draw_or_pass(move: Draw | Pass, view: PlayerView, moves: list[Move], choose: str) -> Move:
+    if move in moves:
+        return move
+    public = view.public
+    plays = [m for m in moves if isinstance(m, Play)]
+    if view.drawn is not None:
+        places = ", ".join(m.end for m in plays)
+        if isinstance(move, Draw):
+            raise InputError(f"you have already drawn {view.drawn.label}: {choose}")
+        raise InputError(f"the {view.drawn.label} you drew fits {places}: you must play it")
+    if plays:
+        what = "draw" if isinstance(move, Draw) else "pass"
+        first = plays[0]
+        raise InputError(
+            f"you cannot {what}: {first.tile.label} fits {first.end}, and you must play when "
+            f"you can; {choose}"
+        )
+    raise InputError(
+        f"you cannot pass while the yard has tiles to draw ({public.drawable}): draw"
+        if isinstance(move, Pass)
+        else f"the yard is at its floor ({public.yard_count} left, never drawn): pass"
+    )
+
+
+def _tile_move(
+    tile: Tile, end: str | None, view: PlayerView, moves: list[Move], choose: str
+) -> Move:
+    public = view.public
+    if view.drawn is not None and tile != view.drawn:
+        raise InputError(f"you drew {view.drawn.label}: only it may be played now; {choose}")
+    if tile not in view.hand:
+        if public.on_board(tile):
+            raise InputError(f"{tile.label} is already on the board: play a tile you hold")
+        raise InputError(f"you do not hold {tile.label}: play a tile from your hand; {choose}")
+    places = [m.end for m in moves if isinstance(m, Play) and m.tile == tile]
+    if end is None:
+        if len(places) == 1:
+            return play(tile, places[0])
+        if places:
+            options = " or ".join(f"{tile.label} {p}" for p in places)
+            raise InputError(f"{tile.label} fits {', '.join(places)}: say where, e.g. {options}")
+        raise InputError(f"{tile.label} fits no open end: {public.requirement()}; {choose}")
+    move = play(tile, end)
+    try:  # the engine explains a wrong end best; a copy keeps the round as it is
+        public.copy().apply_public(move, view.seat)
+    except IllegalMoveError as error:
+        raise InputError(f"{error}; {choose}") from None
+    return move
+
+
+class InputCompleter(Completer):
+    """Completes the first word (commands, tiles in hand, move numbers) and an end after a tile."""
+
+    def __init__(self, get_view: Callable[[], PlayerView | None]) -> None:
+        self._get_view = get_view
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        before = document.text_before_cursor.lower()
+        words = before.split()
+        typing = "" if not words or before[-1:].isspace() else words[-1]
+        done = words if not typing else words[:-1]
+        for text, meta in self.candidates(done):
+            if text.startswith(typing):
+                yield Completion(text, -len(typing), display_meta=meta)
+
+    def candidates(self, done: Sequence[str]) -> list[tuple[str, str]]:
+        """What may follow the words `done` already typed, with a short description each."""
+        view = self._get_view()
+        if not done:
+            tiles = [] if view is None else sorted_hand(view.hand)
+            found = [(t.label, "tile") for t in tiles]
+            return found + list(COMMANDS.items())
+        if view is None or len(done) != 1:
+            return []
+        try:
+            tile = Tile.parse(done[0])
+        except TileParseError:
+            return []
+        ends = view.public.ends
+        fitting = [label for label, n in ends.items() if tile.has(n)]
+        return [(label, f"open end, needs {ends[label]}") for label in fitting or list(ends)]

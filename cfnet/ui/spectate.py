@@ -1,0 +1,165 @@
+"""What `cfnet watch` runs: a chain that grows (from a host, or from a log file being written)
+judged entry by entry by the observer table `cfnet verify` uses, shown as it comes.
+
+`Spectator` takes entries' wire bytes in log order and prints plain lines (moves as they
+come, each round's end with the hands revealed), then the final board and `cfnet verify`'s
+report; `LogFollower` reads what a log file gained since the last look, starting again where a
+rewrite after an abort changed it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.game.text import render_board
+from cfnet.protocol.table import MAX_ABORT_ENTRY
+from cfnet.record.entry import Entry, MalformedEntry, decode_entry
+from cfnet.record.logfile import (
+    MAGIC,
+    RECORD_HEADER_BYTES,
+    RECORD_TRAILER_BYTES,
+    TornTail,
+    iter_log,
+    iter_log_from,
+)
+from cfnet.review.timeline import Timeline
+
+Say = Callable[[str], None]
+
+
+class WatchError(LocalProtocolError):
+    """What we were sent is not a table's chain (the message says what)."""
+
+
+class Spectator:
+    """A chain judged as it grows; `say` gets plain lines (None: quiet, for the viewer)."""
+
+    def __init__(self, say: Say | None = None, table_id: bytes | None = None) -> None:
+        self.timeline: Timeline | None = None
+        self._say = say
+        self._table_id = table_id
+        self._shown = 0
+        self._scored = 0
+
+    @property
+    def finished(self) -> bool:
+        """The game is over (by its last certificate, or an abort)."""
+        return self.timeline is not None and self.timeline.table.finished
+
+    def take(self, wire: bytes) -> None:
+        """The next entry of the chain (the first must be the table entry)."""
+        try:
+            entry = decode_entry(wire)
+        except MalformedEntry as error:
+            raise WatchError(f"a malformed entry: {error.reason}") from None
+        self.take_entry(entry)
+
+    def take_entry(self, entry: Entry) -> None:
+        """As `take`, for an entry already decoded."""
+        timeline = self.timeline
+        if timeline is None:
+            if entry.seq != 0 or (self._table_id not in (None, entry.table_id)):
+                raise WatchError("the chain does not start with this table's entry")
+            try:
+                self.timeline = Timeline(entry.wire)
+            except PeerProtocolError as error:
+                raise WatchError(f"entry 0 is not a valid table: {error.reason}") from None
+            self._line(self._header())
+            return
+        timeline.take(entry)
+        self._show()
+
+    def _header(self) -> str:
+        assert self.timeline is not None
+        table = self.timeline.table
+        names = ", ".join(f"seat {s} ({info.name})" for s, info in enumerate(table.seats))
+        return f"table {table.name!r}: {names}; {table.options.describe()}"
+
+    def _line(self, text: str) -> None:
+        if self._say is not None:
+            self._say(text)
+
+    def _show(self) -> None:
+        """Print the moves and round ends that are new."""
+        from cfnet.cli.commands.replay import print_scored
+
+        timeline = self.timeline
+        assert timeline is not None
+        for position in timeline.positions[self._shown :]:
+            prefix = f"{position.number}. " if position.move is not None else "\n== "
+            self._line(prefix + timeline.describe(position))
+        self._shown = len(timeline.positions)
+        for scored in timeline.rounds[self._scored :]:
+            if self._say is not None:
+                names = [f"seat {s} ({n})" for s, n in enumerate(timeline.names)]
+                print_scored(scored, names, timeline.table)
+        self._scored = len(timeline.rounds)
+
+    def final_lines(self) -> list[str]:
+        """The last board, then `cfnet verify`'s report on the chain taken."""
+        from cfnet.cli.commands.verify import report
+
+        timeline = self.timeline
+        if timeline is None:
+            return ["no table entry was received"]
+        lines = []
+        if timeline.positions:
+            lines = ["final board:", render_board(timeline.positions[-1].public)]
+        return lines + report(timeline.verdict())
+
+
+class LogFollower:
+    """The entries of a log file that is being written, as they are added (`poll`)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: list[Entry] = []
+        self._offset = 0  # the end of the last whole record read
+
+    def poll(self) -> list[Entry]:
+        """The entries added since the last poll; after a rewrite (an abort supersedes the
+        tail), those from the first that differs. CorruptLog if the file is damaged."""
+        try:
+            f = self.path.open("rb")
+        except FileNotFoundError:
+            return []
+        with f:
+            size = os.fstat(f.fileno()).st_size
+            if self.entries and size >= self._offset:
+                last = self.entries[-1]
+                f.seek(self._offset - RECORD_TRAILER_BYTES - len(last.wire))
+                if f.read(len(last.wire)) == last.wire:
+                    f.seek(self._offset)
+                    stream = iter_log_from(
+                        f, self._offset, last, len(self.entries), str(self.path), MAX_ABORT_ENTRY
+                    )
+                    new = _whole(stream)
+                    self.entries += new
+                    self._offset += _size(new)
+                    return new
+            f.seek(0)
+            fresh = _whole(iter_log(f, str(self.path), MAX_ABORT_ENTRY))
+        same = 0
+        while same < min(len(fresh), len(self.entries)) and fresh[same] == self.entries[same]:
+            same += 1
+        self.entries = fresh
+        self._offset = len(MAGIC) + _size(fresh)
+        return fresh[same:]
+
+
+def _whole(stream: Iterator[Entry]) -> list[Entry]:
+    """The entries of `stream` up to a torn tail (a record being written: read it next time)."""
+    entries: list[Entry] = []
+    try:
+        for entry in stream:
+            entries.append(entry)
+    except TornTail:
+        pass
+    return entries
+
+
+def _size(entries: list[Entry]) -> int:
+    return sum(RECORD_HEADER_BYTES + len(e.wire) + RECORD_TRAILER_BYTES for e in entries)
