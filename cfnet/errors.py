@@ -24,12 +24,14 @@ class PeerProtocolError(ValueError):
 class UsageError(LocalProtocolError):
     """The command line asks for what cannot be done as asked (exit status 2, as argparse's)."""
 
+    exit_status = 2
+
 
 def exit_status(error: BaseException) -> int:
-    """The exit status for an expected error: 2 for a usage error (a rule option too), else 1."""
-    from cfnet.game.rules import RuleOptionError
-
-    return 2 if isinstance(error, UsageError | RuleOptionError) else 1
+    """The exit status for an expected error: its class's `exit_status` (2 for a usage error or a
+    rule option), else 1."""
+    status = getattr(type(error), "exit_status", 1)
+    return status if isinstance(status, int) else 1
 
 
 def describe(error: BaseException) -> str:

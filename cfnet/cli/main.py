@@ -56,8 +56,9 @@ def _command_modules() -> dict[str, ModuleType]:
     return found
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with one sub-parser per command module."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with one sub-parser per command module; only `command`'s options are
+    built (all of them when it is None), so that a command loads only what it uses."""
     parser = Parser(
         prog="cfnet",
         description="Peer-to-peer Chicken Foot dominoes on your LAN.",
@@ -67,19 +68,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cfnet {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in _command_modules().items():
-        command = sub.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(command)
-        command.set_defaults(run=module.run)
+        sub_parser = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        if command is None or name == command:
+            module.add_arguments(sub_parser)
+            sub_parser.set_defaults(run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
-    parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     if not words or (words[0].startswith("-") and words[0] not in _OWN_OPTIONS):
         words = [DEFAULT_COMMAND, *words]  # `cfnet [--interface ADDR ...]` opens the browser
-    args = parser.parse_args(words)
+    args = build_parser(words[0]).parse_args(words)
     command = f"cfnet {args.command}"
     try:
         code: int = args.run(args)

@@ -17,6 +17,8 @@ HAND_SIZES = {2: 21, 3: 14, 4: 11, 5: 8, 6: 7, 7: 6, 8: 5}
 class RuleOptionError(ValueError):
     """A rule option that does not exist or has a value the rules do not allow."""
 
+    exit_status = 2  # on the command line, a usage error (cfnet.errors.exit_status)
+
 
 def check_players(players: int) -> None:
     """Raise `RuleOptionError` unless 2..8 players."""

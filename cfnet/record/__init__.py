@@ -1,1 +1,2 @@
-"""The signed record: canonical encoding, identity keys, signed hash-chained entries, the log file."""
+"""The signed record: canonical encoding, identity keys, signed hash-chained entries and the
+log file."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -70,6 +69,8 @@ def listing(tables: Iterable[TableInfo]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from cfnet.net.discovery import Discovery
 
     async def collect() -> tuple[list[TableInfo], dict[str, str]]:
