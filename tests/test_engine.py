@@ -9,26 +9,22 @@ from __future__ import annotations
 import random
 
 import pytest
+from engine_helpers import replayed
 
+from cfnet.game.board import EndReason, Phase, line_label
 from cfnet.game.bots import GreedyBot
-from cfnet.game.engine import (
+from cfnet.game.moves import (
     DRAW,
     PASS,
-    EndReason,
-    Game,
     IllegalMoveError,
-    Phase,
     Play,
-    PublicRound,
-    Round,
-    line_label,
     move_from_plain,
     move_to_plain,
     parse_move,
     play,
-    starting_seat,
 )
 from cfnet.game.practice import play_game, play_round
+from cfnet.game.round import Game, Round, starting_seat
 from cfnet.game.rules import RuleOptions, hand_size
 from cfnet.game.tiles import ALL_TILES, Tile, double
 
@@ -440,7 +436,7 @@ def test_a_wrong_end_says_where_the_tile_fits() -> None:
 
 def test_public_round_replays_what_the_full_round_does() -> None:
     game_round = foot_round()
-    public = PublicRound.from_plain(game_round.public.to_plain())
+    public = replayed(game_round.public)
     assert public == game_round.public
     go(game_round, "5-5 a")
     public.apply_public(play(Tile.of(5, 5), "a"))

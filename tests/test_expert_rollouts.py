@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cfnet.game.bot_rollouts import FAST_TILES, FastRound, from_fast, mask_of, tiles_of, to_fast
-from cfnet.game.engine import Round
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, double
 

@@ -1,4 +1,4 @@
-"""A fast, unchecked Chicken Foot round for search rollouts; `cfnet.game.engine` is its reference.
+"""A fast, unchecked Chicken Foot round for search rollouts; `cfnet.game.board` is its reference.
 
 Tiles are small ints ordered by value (bit i of a hand is tile `FAST_TILES[i]`, so the highest
 set bit is the heaviest tile), hands are int bitmasks, open ends are counts per number, and moves
@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from cfnet.game.engine import DRAW, PASS, TOES, Draw, Move, Play, PublicRound, play
+from cfnet.game.board import TOES, PublicRound
+from cfnet.game.moves import DRAW, PASS, Draw, Move, Play, play
 from cfnet.game.rules import DOUBLE_BLANK_PENALTY
 from cfnet.game.tiles import ALL_TILES, TILES_PER_NUMBER, Tile
 

@@ -15,8 +15,10 @@ import random
 import time
 from dataclasses import dataclass
 
+from cfnet.game.board import PublicRound
 from cfnet.game.bot_rollouts import FAST_TILES, PLAYABLE, FastRound, to_fast
-from cfnet.game.engine import Draw, Move, Pass, Play, PlayerView, PublicRound
+from cfnet.game.moves import Draw, Move, Pass, Play
+from cfnet.game.round import PlayerView
 
 DEFAULT_THINK = 1.0
 MAX_THINK = 60.0
