@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cfnet.game.board import PublicRound, line_label
+from cfnet.game.bot_games import play_game
 from cfnet.game.bots import RandomBot
 from cfnet.game.moves import (
     DRAW,
@@ -20,7 +21,6 @@ from cfnet.game.moves import (
     move_to_plain,
     play,
 )
-from cfnet.game.practice import play_game
 from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, double
@@ -54,7 +54,7 @@ def through_plain(data: object) -> object:
 def check_conserved(game_round: Round) -> None:
     public = game_round.public
     on_board = [public.centre] + [t for line in public.lines for t in line.tiles]
-    assert sorted(on_board) == public.tiles_on_board()
+    assert sorted(on_board) == [t for t in ALL_TILES if public.on_board(t)]
     everywhere = on_board + game_round.yard + [t for hand in game_round.hands for t in hand]
     assert sorted(everywhere) == list(ALL_TILES)
     assert [len(hand) for hand in game_round.hands] == public.hand_counts

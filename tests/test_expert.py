@@ -12,11 +12,11 @@ from engine_helpers import replayed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cfnet.game.bot_games import play_game
 from cfnet.game.bot_rollouts import FAST_INDEX, PLAYABLE, mask_of
 from cfnet.game.bots import RandomBot, make_bot
 from cfnet.game.expert_bot import ExpertBot, explain, hidden_slots, sample_deal
 from cfnet.game.moves import Move, parse_move, play
-from cfnet.game.practice import play_game
 from cfnet.game.round import PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, Tile, double

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from cfnet.game.board import EndReason
+from cfnet.game.bot_games import play_game
 from cfnet.game.bots import RandomBot
 from cfnet.game.moves import DRAW, parse_move
-from cfnet.game.practice import play_game
 from cfnet.game.round import Game, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.text import (

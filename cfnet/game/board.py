@@ -129,16 +129,8 @@ class Board:
         foot = self.foot
         return foot is not None and self._pips_on_board[foot.low] == TILES_PER_NUMBER
 
-    def line(self, label: str) -> Line:
-        """The line labelled `label` (KeyError if none)."""
-        return self._by_label[label]
-
     def on_board(self, tile: Tile) -> bool:
         return bool(self._on_board[tile.index])
-
-    def tiles_on_board(self) -> list[Tile]:
-        """The centre and every played tile, in tile-index order."""
-        return [t for t in ALL_TILES if self._on_board[t.index]]
 
     def left_off_board(self, number: int) -> int:
         """How many tiles showing `number` are not on the board (each number is on ten)."""

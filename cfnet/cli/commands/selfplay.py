@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
+    from cfnet.game.bot_games import selfplay
     from cfnet.game.bots import BOT_STRATEGIES
-    from cfnet.game.practice import selfplay
     from cfnet.game.round import Game, Round
     from cfnet.game.rules import RuleOptionError, rule_options
     from cfnet.game.text import (

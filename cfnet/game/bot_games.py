@@ -1,4 +1,5 @@
-"""Offline games between computer players, shuffled by a seeded `random.Random` (not secret)."""
+"""Games between computer players (self-play, and the deals of an offline practice table),
+shuffled by a seeded `random.Random`: reproducible from the seed, never secret."""
 
 from __future__ import annotations
 
