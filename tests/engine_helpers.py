@@ -6,15 +6,8 @@ from cfnet.game.board import PublicRound
 
 
 def replayed(public: PublicRound) -> PublicRound:
-    """A new `PublicRound` from `public`'s start (counts, options) and its moves, replayed."""
-    fresh = PublicRound(
-        public.players,
-        public.round_number,
-        public.starter,
-        public.options,
-        public.initial_hand_counts,
-        public.initial_yard_count,
-    )
+    """A new `PublicRound` from `public`'s start, its moves replayed one by one."""
+    fresh = public.at_start()
     for move in public.moves:
         fresh.apply_public(move)
     return fresh

@@ -415,6 +415,17 @@ class PublicRound(Board):
 
     # -- copies, equality
 
+    def at_start(self) -> PublicRound:
+        """A new public round at this round's start: the same deal, no move made yet."""
+        return PublicRound(
+            self.players,
+            self.round_number,
+            self.starter,
+            self.options,
+            self.initial_hand_counts,
+            self.initial_yard_count,
+        )
+
     def copy(self) -> PublicRound:
         """An independent copy."""
         other = object.__new__(PublicRound)

@@ -15,7 +15,6 @@ import random
 import time
 from dataclasses import dataclass
 
-from cfnet.game.board import PublicRound
 from cfnet.game.bot_rollouts import FAST_TILES, PLAYABLE, FastRound, to_fast
 from cfnet.game.moves import Draw, Move, Pass, Play
 from cfnet.game.round import PlayerView
@@ -55,14 +54,7 @@ def hidden_slots(view: PlayerView) -> list[Slots]:
     certain: the real hands always fit.
     """
     public = view.public
-    replay = PublicRound(
-        public.players,
-        public.round_number,
-        public.starter,
-        public.options,
-        public.initial_hand_counts,
-        public.initial_yard_count,
-    )
+    replay = public.at_start()
     events: list[list[tuple[int, int]]] = [[] for _ in range(public.players)]  # (void, kept)
     for move in public.moves:
         seat = replay.turn

@@ -30,7 +30,7 @@ from cfnet.seat.session import (
     SessionEvent,
 )
 from cfnet.ui.move_input import numbered_moves, sorted_hand
-from cfnet.ui.styles import Line, board_lines, join, titled, wrap_items
+from cfnet.ui.styles import Line, board_lines, join, scroll_to, titled, wrap_items
 
 LOG_ROWS = 4
 
@@ -142,11 +142,7 @@ class GamePanes:
     def _clamp(self, total: int, rows: int) -> int:
         """The pane's first row: the board follows its newest tile unless scrolled by hand."""
         if self.panel is None and self._follow:
-            focus = self._board_focus
-            if focus < self._scroll:
-                self._scroll = focus
-            elif focus >= self._scroll + rows:
-                self._scroll = focus - rows + 1
+            self._scroll = scroll_to(self._scroll, self._board_focus, total, rows)
         self._scroll = max(0, min(self._scroll, total - rows))
         return self._scroll
 

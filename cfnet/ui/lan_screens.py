@@ -43,7 +43,7 @@ from cfnet.seat.net_game import NetGame
 from cfnet.seat.session import GameAborted, GameEnded
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.spectate import Spectator
-from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane
+from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane, scroll_to
 
 LOG_ROWS = 4
 ROSTER_LINE = re.compile(r"  seat \d+: ")
@@ -209,12 +209,7 @@ class _Page:
 
     def _follow(self, total: int, rows: int) -> int:
         """Scroll just enough to keep the focus row in view."""
-        focus = self.body()[1]
-        if focus < self._top:
-            self._top = focus
-        elif focus >= self._top + rows:
-            self._top = focus - rows + 1
-        self._top = max(0, min(self._top, total - rows))
+        self._top = scroll_to(self._top, self.body()[1], total, rows)
         return self._top
 
     def _recent(self) -> Line:

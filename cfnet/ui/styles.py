@@ -83,6 +83,16 @@ class Pane(UIControl):
         return False
 
 
+def scroll_to(top: int, focus: int, total: int, rows: int) -> int:
+    """The first of `total` lines to show in `rows` rows, moved from `top` just enough to show
+    line `focus`."""
+    if focus < top:
+        top = focus
+    elif focus >= top + rows:
+        top = focus - rows + 1
+    return max(0, min(top, total - rows))
+
+
 def board_lines(public: PublicRound) -> list[Line]:
     """The board tree with its line labels and open ends styled."""
     return [[(_BOARD_STYLES[style], text) for style, text in row] for row in board_rows(public)]
