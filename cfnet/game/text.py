@@ -154,21 +154,11 @@ def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> s
     public = view.public
     if public.end_reason is not None:
         return f"Round over: {describe_end(public.end_reason, public.went_out, names)}."
-    mine = public.turn == view.seat
-    who = "you" if mine else seat_name(names, public.turn)
-    if mine and not ready:
+    if public.turn != view.seat:
+        return who_plays(public, names)
+    if not ready:
         return "Your turn, as soon as the table has opened your tiles…"
-    need = ""
-    if public.phase is Phase.FOOT and public.foot is not None:
-        foot = public.foot
-        down = TOES - public.toes_left
-        must = f"{who} must play {a_number(foot.low)}"
-        need = f"Foot on {foot.label}: {down} of {TOES} toes; {must}. "
-    elif public.phase is Phase.OPENING:
-        need = public.requirement()
-        need = f"{need[0].upper()}{need[1:]}. "
-    if not mine:
-        return f"{who} to play. {need}".rstrip()
+    need = _need(public, "you")
     moves = view.legal_moves()
     plays = [m for m in moves if isinstance(m, Play)]
     if view.drawn is not None:
@@ -181,6 +171,26 @@ def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> s
     if isinstance(moves[0], Draw):
         return f"Your turn. {need}No tile of yours fits: draw."
     return f"Your turn. {need}Nothing fits and the yard is at its floor: pass."
+
+
+def who_plays(public: PublicRound, names: Sequence[str]) -> str:
+    """Who is to play, and what the opening or an open foot asks of them."""
+    who = seat_name(names, public.turn)
+    return f"{who} to play. {_need(public, who)}".rstrip()
+
+
+def _need(public: PublicRound, who: str) -> str:
+    """What the opening or an open foot asks of `who` ('' in main play), as a sentence."""
+    if public.phase is Phase.FOOT and public.foot is not None:
+        foot = public.foot
+        down = TOES - public.toes_left
+        return (
+            f"Foot on {foot.label}: {down} of {TOES} toes; {who} must play {a_number(foot.low)}. "
+        )
+    if public.phase is Phase.OPENING:
+        need = public.requirement()
+        return f"{need[0].upper()}{need[1:]}. "
+    return ""
 
 
 def score_table(

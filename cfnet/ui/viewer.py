@@ -22,7 +22,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
-from cfnet.game.text import WIDTH, describe_end, render_hand, score_table
+from cfnet.game.text import WIDTH, describe_end, render_hand, score_table, who_plays
 from cfnet.review.timeline import Position, Timeline
 from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane, board_lines
 
@@ -238,7 +238,7 @@ class Viewer:
             more = " The hands are not revealed yet." if hidden else ""
             text = f"Round {position.round_number} over: {end}.{more}"
         else:
-            text = f"{names[public.turn]} to play; {public.requirement()}."
+            text = who_plays(public, names)
         return [("class:banner", textwrap.fill(text, WIDTH))]
 
     def _hand_lines(self, position: Position) -> list[Line]:
