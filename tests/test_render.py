@@ -14,6 +14,7 @@ from cfnet.game.text import (
     WIDTH,
     describe_end,
     instruction,
+    move_text,
     render_board,
     render_hand,
     score_lines,
@@ -134,3 +135,10 @@ def test_score_table_has_rounds_totals_and_winners() -> None:
     assert winner_text(game.winners(), game.totals, seats) == "seat 0 and seat 1 win with 7 points"
     assert winner_text((2,), (3, 2, 1), seats) == "seat 2 wins with 1 point"
     assert winner_text((2,), (3, 2, 1), seats, me=2) == "You win with 1 point"
+
+
+def test_moves_as_events() -> None:
+    assert move_text("Ann", parse_move("9-3 b")) == "Ann played 9-3 on b"
+    assert move_text("You", DRAW, Tile.of(5, 3)) == "You drew [5|3]"
+    assert move_text("Ann", DRAW) == "Ann drew a tile"
+    assert move_text("Ann", parse_move("pass")) == "Ann passed"

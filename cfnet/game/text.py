@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
-from cfnet.game.moves import Draw, Play
+from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
 
@@ -136,6 +136,16 @@ def _line_words(public: PublicRound, line: Line) -> list[Row]:
         wait = "opening" if public.phase is Phase.OPENING else "foot"
         words.append([("", f"  -> {line.end} (after the {wait})")])
     return words
+
+
+def move_text(who: str, move: Move, drawn: Tile | None = None) -> str:
+    """A move as an event: 'Ann played 9-3 on a', 'You drew [5|3]' (`drawn`: the tile it gave,
+    if known), 'Ann drew a tile', 'Ann passed'."""
+    if isinstance(move, Play):
+        return f"{who} played {move.tile.label} on {move.end}"
+    if isinstance(move, Draw):
+        return f"{who} drew {'a tile' if drawn is None else drawn}"
+    return f"{who} passed"
 
 
 def describe_end(reason: EndReason, went_out: int | None, names: Sequence[str] = ()) -> str:

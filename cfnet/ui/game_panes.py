@@ -10,11 +10,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from cfnet.game.moves import Draw, Move, Play
+from cfnet.game.moves import Move, Play
 from cfnet.game.text import (
     WIDTH,
     describe_end,
     instruction,
+    move_text,
     score_lines,
     seat_name,
     winner_text,
@@ -83,14 +84,7 @@ class GamePanes:
         if isinstance(event, Moved):
             who = "You" if event.seat == me else seat_name(names, event.seat)
             style = "class:event.mine" if event.seat == me else ""
-            if isinstance(event.move, Play):
-                text = f"{who} played {event.move.tile.label} on {event.move.end}"
-            elif isinstance(event.move, Draw):
-                drawn = f" {event.drawn}" if event.drawn is not None else " a tile"
-                text = f"{who} drew{drawn}"
-            else:
-                text = f"{who} passed"
-            self._add(style, text)
+            self._add(style, move_text(who, event.move, event.drawn))
         elif isinstance(event, RoundBegan):
             self.round_end = None
             if self.panel == "round":  # the table moved on by itself: let the player read on
