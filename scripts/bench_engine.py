@@ -7,9 +7,9 @@ import argparse
 import random
 import time
 
+from cfnet.game.bot_games import selfplay
 from cfnet.game.bot_rollouts import FastRound
-from cfnet.game.engine import Round
-from cfnet.game.practice import selfplay
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, double
 

@@ -12,8 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cfnet.game.engine import Draw, EndReason, Pass, Round, move_to_plain
+from cfnet.game.board import EndReason
+from cfnet.game.moves import Draw, Pass, move_to_plain
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
+from cfnet.game.text import describe_end
 from cfnet.game.tiles import ALL_TILES, double
 
 VECTORS = Path(__file__).resolve().parent.parent / "tests" / "vectors" / "public-rounds.json"
@@ -121,7 +124,10 @@ def main() -> None:
     data = {name: trace(game_round) for name, game_round in rounds.items()}
     args.out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     for name, game_round in rounds.items():
-        print(f"{name}: {len(game_round.public.moves)} moves, {game_round.public.describe_end()}")
+        public = game_round.public
+        assert public.end_reason is not None
+        why = describe_end(public.end_reason, public.went_out)
+        print(f"{name}: {len(public.moves)} moves, {why}")
 
 
 if __name__ == "__main__":

@@ -24,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
+from cfnet.game.bot_games import play_game
 from cfnet.game.bots import BOT_STRATEGIES, Player, make_bot
-from cfnet.game.engine import Game, Move, PlayerView, Round
-from cfnet.game.practice import play_game
+from cfnet.game.moves import Move
+from cfnet.game.round import Game, PlayerView, Round
 from cfnet.game.rules import RuleOptionError, RuleOptions, rule_options
 
 

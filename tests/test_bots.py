@@ -6,9 +6,10 @@ import random
 
 import pytest
 
+from cfnet.game.bot_games import play_game, selfplay
 from cfnet.game.bots import BOT_STRATEGIES, GreedyBot, Player, RandomBot, make_bot
-from cfnet.game.engine import Move, PlayerView, Round, parse_move, play
-from cfnet.game.practice import play_game, selfplay
+from cfnet.game.moves import Move, parse_move, play
+from cfnet.game.round import PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import Tile
 

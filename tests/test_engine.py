@@ -9,28 +9,29 @@ from __future__ import annotations
 import random
 
 import pytest
+from engine_helpers import replayed
 
+from cfnet.game.board import EndReason, Line, Phase, PublicRound, line_label
+from cfnet.game.bot_games import play_game, play_round
 from cfnet.game.bots import GreedyBot
-from cfnet.game.engine import (
+from cfnet.game.moves import (
     DRAW,
     PASS,
-    EndReason,
-    Game,
     IllegalMoveError,
-    Phase,
     Play,
-    PublicRound,
-    Round,
-    line_label,
     move_from_plain,
     move_to_plain,
     parse_move,
     play,
-    starting_seat,
 )
-from cfnet.game.practice import play_game, play_round
+from cfnet.game.round import Game, Round, starting_seat
 from cfnet.game.rules import RuleOptions, hand_size
 from cfnet.game.tiles import ALL_TILES, Tile, double
+
+
+def line(public: PublicRound, label: str) -> Line:
+    """The line labelled `label`."""
+    return next(found for found in public.lines if found.label == label)
 
 
 def tiles(text: str) -> list[Tile]:
@@ -156,7 +157,7 @@ def test_opening_every_turn_starts_a_new_train_on_the_centre() -> None:
     assert phase(game_round) is Phase.OPENING and public.ends == {"a": 9}
     go(game_round, "9-3 a")
     assert public.ends == {"b": 9}
-    assert public.line("a").end == 3
+    assert line(public, "a").end == 3
     with pytest.raises(IllegalMoveError, match="5-1 fits no open end: the centre 9-9 has 1 of 3"):
         go(game_round, "5-1 a")
     with pytest.raises(IllegalMoveError, match=r"9-5 cannot go on a: .* play it on b"):
@@ -268,7 +269,7 @@ def test_a_double_opens_a_foot_that_takes_three_toes_before_anything_else() -> N
     go(game_round, "5-5 a")
     assert game_round.turn == 1  # a double ends the turn like any tile
     assert phase(game_round) is Phase.FOOT and public.foot == double(5)
-    assert public.ends == {"c": 5} and public.line("a").closed
+    assert public.ends == {"c": 5} and line(public, "a").closed
     go(game_round, "5-1 c")
     assert public.toes_left == 2 and public.ends == {"d": 5}
     with pytest.raises(
@@ -440,7 +441,7 @@ def test_a_wrong_end_says_where_the_tile_fits() -> None:
 
 def test_public_round_replays_what_the_full_round_does() -> None:
     game_round = foot_round()
-    public = PublicRound.from_plain(game_round.public.to_plain())
+    public = replayed(game_round.public)
     assert public == game_round.public
     go(game_round, "5-5 a")
     public.apply_public(play(Tile.of(5, 5), "a"))

@@ -8,14 +8,16 @@ import subprocess
 import sys
 
 import pytest
+from engine_helpers import replayed
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cfnet.game.bot_games import play_game
 from cfnet.game.bot_rollouts import FAST_INDEX, PLAYABLE, mask_of
 from cfnet.game.bots import RandomBot, make_bot
-from cfnet.game.engine import Move, PlayerView, PublicRound, Round, parse_move, play
 from cfnet.game.expert_bot import ExpertBot, explain, hidden_slots, sample_deal
-from cfnet.game.practice import play_game
+from cfnet.game.moves import Move, parse_move, play
+from cfnet.game.round import PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, Tile, double
 from cfnet.ui.lan_screens import computer_players
@@ -34,7 +36,7 @@ def dealt(players: int, round_number: int, seed: int) -> Round:
 
 def public_only(view: PlayerView) -> PlayerView:
     """The same view rebuilt from public data alone: no object that knows a hidden tile."""
-    public = PublicRound.from_plain(view.public.to_plain())
+    public = replayed(view.public)
     return PlayerView(view.seat, view.hand, view.drawn, public)
 
 

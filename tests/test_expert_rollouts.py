@@ -7,10 +7,40 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.game.bot_rollouts import FAST_TILES, FastRound, from_fast, mask_of, tiles_of, to_fast
-from cfnet.game.engine import Round
+from cfnet.game.board import PublicRound
+from cfnet.game.bot_rollouts import (
+    DRAW_MOVE,
+    FAST_TILES,
+    PASS_MOVE,
+    FastRound,
+    mask_of,
+    to_fast,
+)
+from cfnet.game.moves import DRAW, PASS, Move, play
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
-from cfnet.game.tiles import ALL_TILES, double
+from cfnet.game.tiles import ALL_TILES, Tile, double
+
+
+def tiles_of(mask: int) -> list[Tile]:
+    """The tiles in a bitmask, lightest first."""
+    out: list[Tile] = []
+    while mask:
+        low = mask & -mask
+        out.append(FAST_TILES[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
+def from_fast(move: int, public: PublicRound) -> Move:
+    """An engine move for a fast move legal in `public` (the first end showing its number)."""
+    if move == DRAW_MOVE:
+        return DRAW
+    if move == PASS_MOVE:
+        return PASS
+    tile, number = FAST_TILES[move >> 4], move & 15
+    end = next(label for label, n in public.ends.items() if n == number)
+    return play(tile, end)
 
 
 @st.composite

@@ -13,7 +13,7 @@ from lan_helpers import LOOPBACK, Peer, same_logs, wait_all
 
 from cfnet.disk.store import TableMeta, TableStore, prepare_home
 from cfnet.game.bots import GreedyBot
-from cfnet.game.engine import PASS, IllegalMoveError
+from cfnet.game.moves import PASS, IllegalMoveError
 from cfnet.game.rules import RuleOptions
 from cfnet.net.lobby import HostLobby
 from cfnet.protocol.table import LocalSeat, Table

@@ -6,7 +6,8 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from cfnet.game.engine import DRAW, PASS, Move, PlayerView, Round, parse_move, play
+from cfnet.game.moves import DRAW, PASS, Move, parse_move, play
+from cfnet.game.round import PlayerView, Round
 from cfnet.game.tiles import Tile
 from cfnet.ui.move_input import (
     COMMANDS,
@@ -130,15 +131,18 @@ def test_draw_then_the_drawn_tile_or_pass() -> None:
     assert numbered_moves(view) == [DRAW]
     assert parse("d", view) == DRAW
     assert parse("1", view) == DRAW
-    assert error("pass", view) == "you cannot pass while the yard has tiles to draw (2): draw"
+    assert error("pass", view) == (
+        "you cannot pass while the yard has tiles to draw (2): play a tile that fits, or draw;"
+        " choose from: 1) draw"
+    )
     game_round.apply(DRAW)
     view = game_round.view(0)
     assert view.drawn == Tile.of(7, 2)
     assert parse("1", view) == play(Tile.of(7, 2), "b")
     assert parse("7-2", view) == play(Tile.of(7, 2), "b")
-    assert error("pass", view) == "the 7-2 you drew fits b: you must play it"
-    assert "you have already drawn 7-2" in error("draw", view)
-    assert "you drew 7-2: only it may be played now" in error("8-1 a", view)
+    assert error("pass", view) == "the 7-2 you drew fits b: you must play it; choose from: 1) 7-2 b"
+    assert "you have already drawn this turn" in error("draw", view)
+    assert "you drew 7-2: play it if it fits, else pass" in error("8-1 a", view)
 
 
 def test_a_misfit_draw_and_the_floor_mean_pass() -> None:
@@ -149,7 +153,7 @@ def test_a_misfit_draw_and_the_floor_mean_pass() -> None:
     game_round.apply(PASS)  # Ben holds 6-1 and 4-4: nothing fits 3 or 7, the yard is at 2
     view = game_round.view(1)
     assert numbered_moves(view) == [PASS]
-    assert "the yard is at its floor (2 left, never drawn): pass" in error("draw", view)
+    assert "the yard is at its floor (2 left, the last 2 are never drawn)" in error("draw", view)
 
 
 def test_after_the_round_moves_are_refused() -> None:

@@ -19,18 +19,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.game.engine import (
-    EndReason,
+from cfnet.game.board import EndReason, line_label
+from cfnet.game.moves import (
     IllegalMoveError,
     Move,
     Play,
-    PlayerView,
-    Round,
-    line_label,
     move_from_plain,
     move_to_plain,
     parse_move,
 )
+from cfnet.game.round import PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, Tile
 from cfnet.protocol.testing import Network, play_protocol_game, sim_identity, start_tables

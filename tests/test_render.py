@@ -1,14 +1,25 @@
-"""Text rendering: the board tree with labels, hands, banners and the score table."""
+"""The game's text: the board tree with labels, hands, what to do now, ends, scores, winners."""
 
 from __future__ import annotations
 
 import random
 
+from cfnet.game.board import EndReason
+from cfnet.game.bot_games import play_game
 from cfnet.game.bots import RandomBot
-from cfnet.game.engine import Game, Round, parse_move
-from cfnet.game.practice import play_game
+from cfnet.game.moves import DRAW, parse_move
+from cfnet.game.round import Game, Round
 from cfnet.game.rules import RuleOptions
-from cfnet.game.text import WIDTH, render_banner, render_board, render_hand, render_scores
+from cfnet.game.text import (
+    WIDTH,
+    describe_end,
+    instruction,
+    move_text,
+    render_board,
+    render_hand,
+    score_lines,
+    winner_text,
+)
 from cfnet.game.tiles import Tile
 
 
@@ -62,49 +73,72 @@ def test_hand_shows_tiles_high_half_first() -> None:
     assert all(len(row) <= WIDTH for row in render_hand(tiles("9-3") * 30).splitlines())
 
 
-def test_banner_says_what_to_do() -> None:
-    foot = position("5-5 a", "5-1 c")
-    banner = render_banner(foot.view(0))
-    assert "Round 1, centre [9|9] | yard 4 (2 drawable) | hands 0:3 1:3" in banner
-    assert "Foot on 5-5: 1 of 3 toes; you must play a 5. You can play: 5-2 d." in banner
-    assert "Seat 0 to play; the foot on 5-5 needs 2 more tiles" in render_banner(foot.view(1))
-    assert "You can play: 5-5 a, 5-2 a." in render_banner(position().view(0))
+def test_the_banner_says_what_to_do() -> None:
+    game_round = Round(
+        2, 1, 0, [tiles("9-5 5-5 5-1 8-8"), tiles("9-3 5-2 3-3")], tiles("0-0 1-0 2-0")
+    )
+    names = ("Ann", "Ben")
+    assert instruction(game_round.view(0), names) == (
+        "Your turn. The centre 9-9 has 0 of 2 trains: every tile must start a new train with a 9"
+        " (end a)."
+    )
+    for text in ("9-5 a", "9-3 b", "5-5 a", "5-2 c"):
+        game_round.apply(parse_move(text))
+    assert instruction(game_round.view(0), names) == (
+        "Your turn. Foot on 5-5: 1 of 3 toes; you must play a 5."
+    )
+    assert instruction(game_round.view(1), names) == (
+        "Ann to play. Foot on 5-5: 1 of 3 toes; Ann must play a 5."
+    )
+    game_round.apply(parse_move("5-1 d"))
+    assert instruction(game_round.view(1), names) == (
+        "Your turn. Foot on 5-5: 2 of 3 toes; you must play a 5. No tile of yours fits: draw."
+    )
+    game_round.apply(DRAW)  # 0-0 fits nowhere
+    assert instruction(game_round.view(1), names) == "You drew [0|0]: it fits nowhere; pass."
+    assert describe_end(EndReason.WENT_OUT, 1, names) == "Ben went out"
+
+
+def test_what_to_do_after_a_draw_and_at_the_floor() -> None:
     stuck = Round(2, 1, 0, [tiles("9-5 5-5 7-7"), tiles("9-3 8-8")], tiles("1-1 2-2 3-3 4-4"))
     for text in ("9-5 a", "9-3 b", "5-5 a"):
         stuck.apply(parse_move(text))
-    assert "No tile of yours fits: draw." in render_banner(stuck.view(1))
+    assert instruction(stuck.view(1), ()).endswith("No tile of yours fits: draw.")
     stuck.apply(parse_move("draw"))
-    assert "You drew [1|1]: it fits nowhere; pass." in render_banner(stuck.view(1))
-    stuck.apply(parse_move("pass"))
-    stuck.apply(parse_move("draw"))
-    assert "You drew [2|2]: it fits nowhere" in render_banner(stuck.view(0))
-
-
-def test_banner_for_a_drawn_tile_that_fits_and_at_the_floor() -> None:
+    assert instruction(stuck.view(1), ()) == "You drew [1|1]: it fits nowhere; pass."
     game_round = Round(2, 1, 0, [tiles("1-2"), tiles("9-3")], tiles("9-4 0-0 0-1"))
-    assert "draw" in render_banner(game_round.view(0))
+    assert "draw" in instruction(game_round.view(0), ())
     game_round.apply(parse_move("draw"))
-    assert "You drew [9|4]: it fits a, so you must play it there." in render_banner(
-        game_round.view(0)
-    )
+    assert instruction(game_round.view(0), ()) == "You drew [9|4]: it fits a, so you must play it."
     at_floor = Round(2, 1, 0, [tiles("1-2"), tiles("9-3")], tiles("0-0 0-1"))
-    assert "the yard is at its floor: pass." in render_banner(at_floor.view(0))
+    assert instruction(at_floor.view(0), ()).endswith("the yard is at its floor: pass.")
 
 
-def test_banner_when_the_round_is_over() -> None:
+def test_when_the_round_is_over() -> None:
     game_round = Round(2, 1, 0, [tiles("9-5"), tiles("9-3")], tiles("1-1 2-2"))
     game_round.apply(parse_move("9-5 a"))
-    assert render_banner(game_round.view(1)).endswith("Round over: seat 0 went out.")
-    assert all(len(row) <= WIDTH for row in render_banner(position().view(0)).splitlines())
+    assert instruction(game_round.view(1), ()) == "Round over: seat 0 went out."
+    assert instruction(game_round.view(1), ("Ann", "Ben")) == "Round over: Ann went out."
+    assert describe_end(EndReason.BLOCKED, None) == "blocked: nobody could play or draw"
+    assert describe_end(EndReason.DEAD_FOOT, None).startswith("dead foot: no tile is left")
 
 
 def test_score_table_has_rounds_totals_and_winners() -> None:
     game = Game(3, RuleOptions(rounds=2), [[5, 3, 9], [2, 4, 0]])
-    assert render_scores(game).splitlines() == [
-        "round   seat 0  seat 1  seat 2",
-        "    1        5       3       9",
-        "    2        2       4       0",
-        "total        7       7       9",
-        "winners: seat 0, seat 1 (lowest total)",
+    seats = ["seat 0", "seat 1", "seat 2"]
+    assert score_lines(game, seats) == [
+        "round  seat 0 seat 1 seat 2",
+        "    1       5      3      9",
+        "    2       2      4      0",
+        "total       7      7      9",
     ]
-    assert "winner" not in render_scores(Game(3, RuleOptions(rounds=3), [[1, 2, 3]]))
+    assert winner_text(game.winners(), game.totals, seats) == "seat 0 and seat 1 win with 7 points"
+    assert winner_text((2,), (3, 2, 1), seats) == "seat 2 wins with 1 point"
+    assert winner_text((2,), (3, 2, 1), seats, me=2) == "You win with 1 point"
+
+
+def test_moves_as_events() -> None:
+    assert move_text("Ann", parse_move("9-3 b")) == "Ann played 9-3 on b"
+    assert move_text("You", DRAW, Tile.of(5, 3)) == "You drew [5|3]"
+    assert move_text("Ann", DRAW) == "Ann drew a tile"
+    assert move_text("Ann", parse_move("pass")) == "Ann passed"

@@ -15,12 +15,15 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import ColorDepth, DummyOutput, Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from cfnet.game.engine import DRAW, EndReason, Play, PlayerView, Round, parse_move
+from cfnet.game.board import EndReason
+from cfnet.game.moves import Play
+from cfnet.game.round import PlayerView
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import Tile
 from cfnet.seat.offline import OfflineSession
 from cfnet.seat.session import GameAborted, GameEnded, Notice, RoundEnded
-from cfnet.ui.game_screen import GameScreen, describe_end, instruction, newest_row
+from cfnet.ui.game_panes import newest_row
+from cfnet.ui.game_screen import GameScreen
 
 NAMES = ("Me", "Ada", "Bob")
 STEP_TIMEOUT = 30.0  # generous: a loaded machine must not fail
@@ -136,7 +139,7 @@ def test_a_whole_round_typed_by_number_then_the_result() -> None:
 def test_wrong_inputs_are_explained_and_change_nothing() -> None:
     async def scenario(player: Player) -> None:
         await player.until(player.my_turn, "my turn")
-        before = (player.view().public.to_plain(), player.view().hand, list(player.screen.log))
+        before = (player.view().public.copy(), player.view().hand, list(player.screen.log))
         await player.type("banana\r")
         assert "'banana' is not a move or a command" in player.feedback
         await player.type("42\r")
@@ -152,7 +155,7 @@ def test_wrong_inputs_are_explained_and_change_nothing() -> None:
         assert f"you do not hold {missing}" in player.feedback
         await player.type("pass\r")
         assert "you cannot pass" in player.feedback
-        after = (player.view().public.to_plain(), player.view().hand, list(player.screen.log))
+        after = (player.view().public.copy(), player.view().hand, list(player.screen.log))
         assert after == before
         await player.type("quit\r")
         await player.type("y\r")
@@ -263,32 +266,6 @@ def test_plain_text_without_colour(monkeypatch: Any) -> None:
 @pytest.mark.parametrize("depth", [ColorDepth.DEPTH_1_BIT])
 def test_monochrome_depth_is_plain(depth: ColorDepth) -> None:
     assert not COLOUR_CODE.search(render_once(depth))
-
-
-def test_the_banner_says_what_to_do() -> None:
-    game_round = Round(
-        2, 1, 0, [tiles("9-5 5-5 5-1 8-8"), tiles("9-3 5-2 3-3")], tiles("0-0 1-0 2-0")
-    )
-    names = ("Ann", "Ben")
-    assert instruction(game_round.view(0), names) == (
-        "Your turn. The centre 9-9 has 0 of 2 trains: every tile must start a new train with a 9"
-        " (end a)."
-    )
-    for text in ("9-5 a", "9-3 b", "5-5 a", "5-2 c"):
-        game_round.apply(parse_move(text))
-    assert instruction(game_round.view(0), names) == (
-        "Your turn. Foot on 5-5: 1 of 3 toes; you must play a 5."
-    )
-    assert instruction(game_round.view(1), names) == (
-        "Ann to play. Foot on 5-5: 1 of 3 toes; Ann must play a 5."
-    )
-    game_round.apply(parse_move("5-1 d"))
-    assert instruction(game_round.view(1), names) == (
-        "Your turn. Foot on 5-5: 2 of 3 toes; you must play a 5. No tile of yours fits: draw."
-    )
-    game_round.apply(DRAW)  # 0-0 fits nowhere
-    assert instruction(game_round.view(1), names) == "You drew [0|0]: it fits nowhere; pass."
-    assert describe_end(EndReason.WENT_OUT, 1, names) == "Ben went out"
 
 
 def test_notices_and_an_abort_reach_the_screen() -> None:

@@ -83,7 +83,7 @@ def test_rule_options_apply(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert "rounds=2 start_trains=5 double_blank_50=on" in out
     assert out.count("== round ") == 2 and "centre [9|9]  (5 of 5 trains)" in out
-    assert "total " in out and "winner" in out
+    assert "total " in out and "game over: " in out
 
 
 @pytest.mark.parametrize(

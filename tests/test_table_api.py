@@ -6,7 +6,7 @@ import pytest
 
 from cfnet.deck.sra import round_deck
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.game.engine import PASS
+from cfnet.game.moves import PASS
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import double
 from cfnet.protocol.round_state import first_invalid

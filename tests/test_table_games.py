@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from table_helpers import chain, logs
 
-from cfnet.game.engine import Round
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import GameOver, RoundScored
 from cfnet.protocol.testing import play_protocol_game

@@ -27,7 +27,7 @@ def test_valid_log(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "round 1: bot0 went out" in out
     assert re.search(r"^round +bot0 +bot1\n +1 +0 +4\ntotal +0 +4$", out, re.M), out
-    assert "winner: seat 0 (bot0) with 0 points" in out
+    assert "game over: seat 0 (bot0) wins with 0 points" in out
     assert "valid: a complete game" in out
     assert "[" not in out.replace("[0, 4]", "")  # no Python lists
 
@@ -143,7 +143,7 @@ def test_replay(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "-- round 1 over: seat 0 (bot0) went out; hands as revealed" in out
     assert re.search(r"^round +bot0 +bot1\n +1 +0 +4\ntotal +0 +4$", out, re.M), out
-    assert "game over: seat 0 (bot0) won with 0 points" in out
+    assert "game over: seat 0 (bot0) wins with 0 points" in out
 
 
 def test_replay_shows_each_drawn_tile_and_how_each_round_ended(
@@ -164,7 +164,9 @@ def test_replay_shows_each_drawn_tile_and_how_each_round_ended(
     assert drawn and sorted((int(seat), tile.strip()) for seat, tile in shown) == drawn
     ends = re.findall(r"^-- round (\d) over: (.*); hands as revealed:$", out, re.M)
     assert [number for number, _ in ends] == ["1", "2"]
-    assert all(re.fullmatch(r"seat \d \(bot\d\) went out|blocked|dead foot", e) for _, e in ends)
+    assert all(
+        re.fullmatch(r"seat \d \(bot\d\) went out|blocked: .*|dead foot: .*", e) for _, e in ends
+    )
 
 
 def test_replay_of_a_round_the_log_does_not_hold(

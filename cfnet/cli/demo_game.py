@@ -34,10 +34,11 @@ from cfnet.cli.main import invocation
 from cfnet.cli.options import seconds_type
 from cfnet.disk.store import load_identity, prepare_home, table_dir
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.game.board import PublicRound
 from cfnet.game.bots import make_bot
-from cfnet.game.engine import Draw, IllegalMoveError, Play, PublicRound
+from cfnet.game.moves import Draw, IllegalMoveError, Play
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.game.text import count, render_board, render_hand
+from cfnet.game.text import count, describe_end, render_board, render_hand, score_lines
 from cfnet.net.discovery import Discovery
 from cfnet.net.lobby import HostLobby
 from cfnet.protocol.testing import derived, sim_entropy
@@ -57,7 +58,7 @@ from cfnet.seat.session import (
     RoundEnded,
     SessionEvent,
 )
-from cfnet.ui.game_screen import GameScreen, describe_end, score_lines
+from cfnet.ui.game_screen import GameScreen
 
 LOOPBACK = "127.0.0.1"  # the demo never binds or advertises on any other address
 BOT_NAMES = ("Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")

@@ -1,4 +1,4 @@
-"""A fast, unchecked Chicken Foot round for search rollouts; `cfnet.game.engine` is its reference.
+"""A fast, unchecked Chicken Foot round for search rollouts; `cfnet.game.board` is its reference.
 
 Tiles are small ints ordered by value (bit i of a hand is tile `FAST_TILES[i]`, so the highest
 set bit is the heaviest tile), hands are int bitmasks, open ends are counts per number, and moves
@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from cfnet.game.engine import DRAW, PASS, TOES, Draw, Move, Play, PublicRound, play
+from cfnet.game.board import TOES, PublicRound
+from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.rules import DOUBLE_BLANK_PENALTY
 from cfnet.game.tiles import ALL_TILES, TILES_PER_NUMBER, Tile
 
@@ -45,16 +46,6 @@ def mask_of(tiles: Sequence[Tile]) -> int:
     for tile in tiles:
         mask |= 1 << FAST_INDEX[tile]
     return mask
-
-
-def tiles_of(mask: int) -> list[Tile]:
-    """The tiles in a bitmask, lightest first."""
-    out: list[Tile] = []
-    while mask:
-        low = mask & -mask
-        out.append(FAST_TILES[low.bit_length() - 1])
-        mask ^= low
-    return out
 
 
 def mask_points(mask: int, blank: int) -> int:
@@ -320,14 +311,3 @@ def to_fast(move: Move, public: PublicRound) -> int:
     if isinstance(move, Play):
         return fast_play(FAST_INDEX[move.tile], public.ends[move.end])
     return DRAW_MOVE if isinstance(move, Draw) else PASS_MOVE
-
-
-def from_fast(move: int, public: PublicRound) -> Move:
-    """An engine move for a fast move legal in `public` (the first end showing its number)."""
-    if move == DRAW_MOVE:
-        return DRAW
-    if move == PASS_MOVE:
-        return PASS
-    tile, number = FAST_TILES[move >> 4], move & 15
-    end = next(label for label, n in public.ends.items() if n == number)
-    return play(tile, end)

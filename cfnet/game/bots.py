@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from cfnet.game.engine import Move, Play, PlayerView
 from cfnet.game.expert_bot import DEFAULT_THINK, ExpertBot
+from cfnet.game.moves import Move, Play
+from cfnet.game.round import PlayerView
 from cfnet.game.tiles import Tile
 
 BOT_STRATEGIES = ("expert", "greedy", "random")

@@ -16,7 +16,8 @@ import time
 from dataclasses import dataclass
 
 from cfnet.game.bot_rollouts import FAST_TILES, PLAYABLE, FastRound, to_fast
-from cfnet.game.engine import Draw, Move, Pass, Play, PlayerView, PublicRound
+from cfnet.game.moves import Draw, Move, Pass, Play
+from cfnet.game.round import PlayerView
 
 DEFAULT_THINK = 1.0
 MAX_THINK = 60.0
@@ -53,14 +54,7 @@ def hidden_slots(view: PlayerView) -> list[Slots]:
     certain: the real hands always fit.
     """
     public = view.public
-    replay = PublicRound(
-        public.players,
-        public.round_number,
-        public.starter,
-        public.options,
-        public.initial_hand_counts,
-        public.initial_yard_count,
-    )
+    replay = public.at_start()
     events: list[list[tuple[int, int]]] = [[] for _ in range(public.players)]  # (void, kept)
     for move in public.moves:
         seat = replay.turn

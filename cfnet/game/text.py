@@ -1,27 +1,27 @@
-"""Plain-text rendering for terminals (80 columns): the board tree, a hand, the banner, scores."""
+"""Every sentence about the game that a person reads, for terminals of 80 columns: the board
+tree, hands, what to do now, why a round ended, scores and winners.
+
+Screens, the line output of computer seats, replay, verify and the viewer all take their words
+from here. The board comes as rows of (style, text) fragments: `render_board` joins them into
+plain text, a screen styles them by their tag ("label": a line's label, "open": an open end).
+"""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 
-from cfnet.game.engine import Draw, Game, Line, Phase, Play, PlayerView, PublicRound
+from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
+from cfnet.game.moves import Draw, Move, Play
+from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
 
 WIDTH = 80
+LABEL = "label"
+OPEN = "open"
 
-
-def _wrap(first: str, more: str, words: Sequence[str], sep: str = "") -> list[str]:
-    """`words` after `first`, continued on lines starting with `more`, within WIDTH columns."""
-    rows = [first]
-    for word in words:
-        row = rows[-1]
-        fresh = row in (first, more)
-        if not fresh and len(row) + len(sep) + len(word) > WIDTH:
-            rows.append(more + word)
-        else:
-            rows[-1] = row + ("" if fresh else sep) + word
-    return rows
+Fragment = tuple[str, str]
+"""(style, text): style is "" (plain), LABEL or OPEN."""
+Row = list[Fragment]
 
 
 def count(number: int, noun: str) -> str:
@@ -29,21 +29,57 @@ def count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def seat_name(names: Sequence[str], seat: int) -> str:
+    """The name of `seat` (`seat N` when `names` does not have it)."""
+    return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+
+def plain(row: Row) -> str:
+    """A row's text without its styles."""
+    return "".join(text for _, text in row)
+
+
+def _wrap(first: Row, more: Row, words: Sequence[Row], sep: str = "") -> list[Row]:
+    """`words` after `first`, continued on rows starting with `more`, within WIDTH columns."""
+    rows = [list(first)]
+    used = len(plain(first))
+    fresh = True  # the row holds only its lead
+    for word in words:
+        size = len(plain(word))
+        if not fresh and used + len(sep) + size > WIDTH:
+            rows.append([*more, *word])
+            used = len(plain(more)) + size
+        else:
+            if not fresh and sep:
+                rows[-1].append(("", sep))
+                used += len(sep)
+            rows[-1].extend(word)
+            used += size
+        fresh = False
+    return rows
+
+
 def render_hand(tiles: Sequence[Tile]) -> str:
     """A hand as `[9|3] [5|5] ...`, wrapped at 80 columns."""
     if not tiles:
         return "(no tiles)"
-    return "\n".join(_wrap("", "", [str(t) for t in tiles], " "))
+    return "\n".join(plain(row) for row in _wrap([], [], [[("", str(t))] for t in tiles], " "))
 
 
 def render_board(public: PublicRound) -> str:
-    """The board as a tree: the centre double, its trains, their feet and toes, open-end labels."""
+    """The board as plain text (the rows of `board_rows`)."""
+    return "\n".join(plain(row) for row in board_rows(public))
+
+
+def board_rows(public: PublicRound) -> list[Row]:
+    """The board as a tree: the centre double, its trains, their feet and toes, with each line's
+    label tagged LABEL and each open end (or new line on offer) tagged OPEN."""
     children: dict[Tile, list[Line]] = {}
     for line in public.lines:
         children.setdefault(line.root, []).append(line)
     phase = public.phase
     trains = f"{public.trains} of {public.trains_needed} trains"
-    rows = [f"centre {public.centre}  ({trains})"]
+    rows: list[Row] = [[("", f"centre {public.centre}  ({trains})")]]
 
     def spawn(root: Tile) -> str | None:
         """The row offering a new line on `root`, if `root` takes one now."""
@@ -66,93 +102,105 @@ def render_board(public: PublicRound) -> str:
             head = indent + ("└─ " if last else "├─ ")
             deeper = indent + ("   " if last else "│  ")
             if isinstance(item, str):
-                rows.append(head + item)
+                rows.append([("", head), (OPEN, item)])
                 continue
-            rows.extend(_wrap(f"{head}{item.label}: ", deeper + "   ", _line_words(public, item)))
+            first: Row = [("", head), (LABEL, f"{item.label}:"), ("", " ")]
+            rows.extend(_wrap(first, [("", deeper + "   ")], _line_words(public, item)))
             if item.closed:
                 branch(item.tiles[-1], deeper)
 
     branch(public.centre, "")
-    return "\n".join(rows)
+    return rows
 
 
-def _line_words(public: PublicRound, line: Line) -> list[str]:
+def _line_words(public: PublicRound, line: Line) -> list[Row]:
     """The tiles of `line` as seen from the centre outwards, then what its end offers."""
-    words = []
+    words: list[Row] = []
     near = line.root.low
     for tile in line.tiles:
         far = tile.other(near)
-        words.append(f"[{near}|{far}]")
+        words.append([("", f"[{near}|{far}]")])
         near = far
     if line.closed:
         foot = line.tiles[-1]
         if public.foot == foot:
-            down = 3 - public.toes_left
-            words.append(f"  foot: {down} of 3 toes")
+            down = TOES - public.toes_left
+            words.append([("", f"  foot: {down} of {TOES} toes")])
         else:
-            words.append("  foot")
+            words.append([("", "  foot")])
     elif line.label in public.ends:
-        words.append(f"  -> {line.end} open")
+        words.append([("", "  "), (OPEN, f"-> {line.end} open")])
     elif public.is_over:
-        words.append(f"  -> {line.end}")
+        words.append([("", f"  -> {line.end}")])
     else:
         wait = "opening" if public.phase is Phase.OPENING else "foot"
-        words.append(f"  -> {line.end} (after the {wait})")
+        words.append([("", f"  -> {line.end} (after the {wait})")])
     return words
 
 
-def render_banner(view: PlayerView) -> str:
-    """The table's state, then what this player must do now (wrapped at 80 columns)."""
-    public = view.public
-    hands = " ".join(f"{seat}:{count}" for seat, count in enumerate(public.hand_counts))
-    status = (
-        f"Round {public.round_number}, centre {public.centre} | yard {public.yard_count} "
-        f"({public.drawable} drawable) | hands {hands}"
-    )
-    return f"{status}\n{textwrap.fill(_instruction(view), WIDTH)}"
+def move_text(who: str, move: Move, drawn: Tile | None = None) -> str:
+    """A move as an event: 'Ann played 9-3 on a', 'You drew [5|3]' (`drawn`: the tile it gave,
+    if known), 'Ann drew a tile', 'Ann passed'."""
+    if isinstance(move, Play):
+        return f"{who} played {move.tile.label} on {move.end}"
+    if isinstance(move, Draw):
+        return f"{who} drew {'a tile' if drawn is None else drawn}"
+    return f"{who} passed"
 
 
-def _instruction(view: PlayerView) -> str:
+def describe_end(reason: EndReason, went_out: int | None, names: Sequence[str] = ()) -> str:
+    """Why a round ended, naming the seat that went out (`seat N` without `names`)."""
+    if reason is EndReason.WENT_OUT and went_out is not None:
+        return f"{seat_name(names, went_out)} went out"
+    if reason is EndReason.DEAD_FOOT:
+        return "dead foot: no tile is left that could go on the open foot"
+    return "blocked: nobody could play or draw"
+
+
+def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> str:
+    """What the local player must do now, or who is to play (e.g. 'Foot on 5-5: 1 of 3 ...').
+
+    `ready`: the table waits for the local player (False while, say, a hand is being opened)."""
     public = view.public
-    if public.is_over:
-        return f"Round over: {public.describe_end()}."
+    if public.end_reason is not None:
+        return f"Round over: {describe_end(public.end_reason, public.went_out, names)}."
     if public.turn != view.seat:
-        return f"Seat {public.turn} to play; {public.requirement()}."
+        return who_plays(public, names)
+    if not ready:
+        return "Your turn, as soon as the table has opened your tiles…"
+    need = _need(public, "you")
     moves = view.legal_moves()
     plays = [m for m in moves if isinstance(m, Play)]
-    need = public.requirement()
-    if public.phase is Phase.FOOT and public.foot is not None:
-        foot = public.foot
-        toes = 3 - public.toes_left
-        need = f"Foot on {foot.label}: {toes} of 3 toes; you must play {a_number(foot.low)}"
-    else:
-        need = need[0].upper() + need[1:]
     if view.drawn is not None:
         if plays:
             places = ", ".join(m.end for m in plays)
-            return f"You drew {view.drawn}: it fits {places}, so you must play it there."
+            return f"You drew {view.drawn}: it fits {places}, so you must play it."
         return f"You drew {view.drawn}: it fits nowhere; pass."
     if plays:
-        choices = ", ".join(str(m) for m in plays)
-        return f"{need}. You can play: {choices}."
+        return f"Your turn. {need or 'Play a tile on an open end.'}".rstrip()
     if isinstance(moves[0], Draw):
-        return f"{need}. No tile of yours fits: draw."
-    return f"{need}. No tile of yours fits and the yard is at its floor: pass."
+        return f"Your turn. {need}No tile of yours fits: draw."
+    return f"Your turn. {need}Nothing fits and the yard is at its floor: pass."
 
 
-def render_scores(game: Game) -> str:
-    """The score table: one row per round played, the totals, and the winner(s) once over."""
-    seats = range(game.players)
-    header = "round " + "".join(f"{'seat ' + str(s):>8}" for s in seats)
-    rows = [header]
-    for number, scores in enumerate(game.round_scores, start=1):
-        rows.append(f"{number:>5} " + "".join(f"{score:>8}" for score in scores))
-    rows.append("total " + "".join(f"{total:>8}" for total in game.totals))
-    if game.is_over:
-        winners = game.winners()
-        who = ", ".join(f"seat {s}" for s in winners)
-        rows.append(f"{'winners' if len(winners) > 1 else 'winner'}: {who} (lowest total)")
-    return "\n".join(rows)
+def who_plays(public: PublicRound, names: Sequence[str]) -> str:
+    """Who is to play, and what the opening or an open foot asks of them."""
+    who = seat_name(names, public.turn)
+    return f"{who} to play. {_need(public, who)}".rstrip()
+
+
+def _need(public: PublicRound, who: str) -> str:
+    """What the opening or an open foot asks of `who` ('' in main play), as a sentence."""
+    if public.phase is Phase.FOOT and public.foot is not None:
+        foot = public.foot
+        down = TOES - public.toes_left
+        return (
+            f"Foot on {foot.label}: {down} of {TOES} toes; {who} must play {a_number(foot.low)}. "
+        )
+    if public.phase is Phase.OPENING:
+        need = public.requirement()
+        return f"{need[0].upper()}{need[1:]}. "
+    return ""
 
 
 def score_table(
@@ -167,3 +215,19 @@ def score_table(
         rows.append(f"{number:>5} " + "".join(f"{score:>{width}}" for score in scores))
     rows.append("total " + "".join(f"{total:>{width}}" for total in totals))
     return rows
+
+
+def score_lines(game: Game, names: Sequence[str]) -> list[str]:
+    """The game's score table with names: one row per round played, then the totals."""
+    return score_table(names, list(enumerate(game.round_scores, start=1)), game.totals)
+
+
+def winner_text(
+    winners: Sequence[int], totals: Sequence[int], names: Sequence[str], me: int | None = None
+) -> str:
+    """Who won and with how many points: 'Ada wins with 3 points', 'You win with 1 point'
+    (`me`: the local seat), 'Ada and Bob win with 7 points'."""
+    mine = me is not None and tuple(winners) == (me,)
+    who = "You" if mine else " and ".join(seat_name(names, s) for s in winners)
+    verb = "win" if mine or len(winners) > 1 else "wins"
+    return f"{who} {verb} with {count(totals[winners[0]], 'point')}"

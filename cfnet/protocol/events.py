@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cfnet.game.engine import EndReason, Move
+from cfnet.game.board import EndReason
+from cfnet.game.moves import Move
 from cfnet.game.tiles import Tile
 from cfnet.protocol.wire import Fault
 from cfnet.record.entry import Entry

@@ -37,19 +37,9 @@ from cfnet.deck.sra import (
     tile_for_point,
 )
 from cfnet.errors import LocalProtocolError
-from cfnet.game.engine import (
-    DRAW,
-    PASS,
-    Draw,
-    IllegalMoveError,
-    Move,
-    Pass,
-    Play,
-    PublicRound,
-    Round,
-    play,
-    starting_seat,
-)
+from cfnet.game.board import PublicRound
+from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, play
+from cfnet.game.round import Round, starting_seat
 from cfnet.game.rules import RuleOptions, hand_size, round_double
 from cfnet.game.tiles import ALL_TILES, Tile, double
 from cfnet.protocol.events import Event, HandDealt, MoveMade, RoundStarted

@@ -18,7 +18,9 @@ from typing import Any
 import nacl.bindings as sodium
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.game.engine import PASS, Draw, Game, Move, Play, PlayerView, PublicRound
+from cfnet.game.board import PublicRound
+from cfnet.game.moves import PASS, Draw, Move, Play
+from cfnet.game.round import Game, PlayerView
 from cfnet.game.rules import RuleOptionError, RuleOptions, hand_size
 from cfnet.protocol.audit import audit_round
 from cfnet.protocol.events import (

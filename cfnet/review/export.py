@@ -11,17 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from cfnet.game.engine import (
-    DRAW,
-    PASS,
-    Draw,
-    IllegalMoveError,
-    Move,
-    Play,
-    PublicRound,
-    Round,
-    play,
-)
+from cfnet.game.board import PublicRound
+from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Play, play
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptionError, RuleOptions
 from cfnet.game.tiles import Tile, TileParseError
 from cfnet.record.identity import fingerprint

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from cfnet.game.engine import Draw, Move, PublicRound, Round
+from cfnet.game.board import PublicRound
+from cfnet.game.moves import Draw, Move
+from cfnet.game.round import Round
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table

@@ -23,7 +23,8 @@ from dataclasses import replace
 from cfnet.disk.store import LOG_FILE, TableStore
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import Player
-from cfnet.game.engine import Game, IllegalMoveError, Move, PlayerView
+from cfnet.game.moves import IllegalMoveError, Move
+from cfnet.game.round import Game, PlayerView
 from cfnet.net.faults import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.net.watch import Watchers

@@ -9,10 +9,11 @@ import asyncio
 import random
 from collections.abc import Sequence
 
+from cfnet.game.bot_games import deal_round
 from cfnet.game.bots import Player, make_bot
-from cfnet.game.engine import Game, IllegalMoveError, Move, PlayerView, Round
 from cfnet.game.expert_bot import DEFAULT_THINK
-from cfnet.game.practice import deal_round
+from cfnet.game.moves import IllegalMoveError, Move
+from cfnet.game.round import Game, PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.seat.session import GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from cfnet.game.engine import EndReason, Game, Move, PlayerView
+from cfnet.game.board import EndReason
+from cfnet.game.moves import Move
+from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile
 
 

@@ -34,14 +34,16 @@ from cfnet.disk.store import load_identity, prepare_home
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+from cfnet.game.text import WIDTH, score_lines
 from cfnet.net.discovery import Discovery, TableBrowser, TableInfo, check_name
 from cfnet.net.lobby import Seating
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat import peer
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.session import GameAborted, GameEnded
-from cfnet.ui.game_screen import COLOUR, MONOCHROME, WIDTH, GameScreen, Line, Pane, score_lines
+from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.spectate import Spectator
+from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane, scroll_to
 
 LOG_ROWS = 4
 ROSTER_LINE = re.compile(r"  seat \d+: ")
@@ -207,12 +209,7 @@ class _Page:
 
     def _follow(self, total: int, rows: int) -> int:
         """Scroll just enough to keep the focus row in view."""
-        focus = self.body()[1]
-        if focus < self._top:
-            self._top = focus
-        elif focus >= self._top + rows:
-            self._top = focus - rows + 1
-        self._top = max(0, min(self._top, total - rows))
+        self._top = scroll_to(self._top, self.body()[1], total, rows)
         return self._top
 
     def _recent(self) -> Line:

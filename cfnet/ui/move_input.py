@@ -9,22 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from cfnet.game.engine import (
-    DRAW,
-    PASS,
-    Draw,
-    IllegalMoveError,
-    Move,
-    Pass,
-    Play,
-    PlayerView,
-    parse_move,
-    play,
-)
+from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, parse_move, play
+from cfnet.game.round import PlayerView
 from cfnet.game.tiles import Tile, TileParseError
 
 COMMANDS: dict[str, str] = {
@@ -126,37 +117,12 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
 def _draw_or_pass(move: Draw | Pass, view: PlayerView, moves: list[Move], choose: str) -> Move:
     if move in moves:
         return move
-    public = view.public
-    plays = [m for m in moves if isinstance(m, Play)]
-    if view.drawn is not None:
-        places = ", ".join(m.end for m in plays)
-        if isinstance(move, Draw):
-            raise InputError(f"you have already drawn {view.drawn.label}: {choose}")
-        raise InputError(f"the {view.drawn.label} you drew fits {places}: you must play it")
-    if plays:
-        what = "draw" if isinstance(move, Draw) else "pass"
-        first = plays[0]
-        raise InputError(
-            f"you cannot {what}: {first.tile.label} fits {first.end}, and you must play when "
-            f"you can; {choose}"
-        )
-    raise InputError(
-        f"you cannot pass while the yard has tiles to draw ({public.drawable}): draw"
-        if isinstance(move, Pass)
-        else f"the yard is at its floor ({public.yard_count} left, never drawn): pass"
-    )
+    _refuse(move, view, choose)
 
 
 def _tile_move(
     tile: Tile, end: str | None, view: PlayerView, moves: list[Move], choose: str
 ) -> Move:
-    public = view.public
-    if view.drawn is not None and tile != view.drawn:
-        raise InputError(f"you drew {view.drawn.label}: only it may be played now; {choose}")
-    if tile not in view.hand:
-        if public.on_board(tile):
-            raise InputError(f"{tile.label} is already on the board: play a tile you hold")
-        raise InputError(f"you do not hold {tile.label}: play a tile from your hand; {choose}")
     places = [m.end for m in moves if isinstance(m, Play) and m.tile == tile]
     if end is None:
         if len(places) == 1:
@@ -164,13 +130,22 @@ def _tile_move(
         if places:
             options = " or ".join(f"{tile.label} {p}" for p in places)
             raise InputError(f"{tile.label} fits {', '.join(places)}: say where, e.g. {options}")
-        raise InputError(f"{tile.label} fits no open end: {public.requirement()}; {choose}")
-    move = play(tile, end)
-    try:  # the engine explains a wrong end best; a copy keeps the round as it is
-        public.copy().apply_public(move, view.seat)
+        if tile in view.hand and view.drawn in (None, tile):
+            requirement = view.public.requirement()
+            raise InputError(f"{tile.label} fits no open end: {requirement}; {choose}")
+    move = play(tile, end or "")  # without an end: a tile the engine refuses for what it is
+    if move in moves:
+        return move
+    _refuse(move, view, choose)
+
+
+def _refuse(move: Move, view: PlayerView, choose: str) -> NoReturn:
+    """Raise InputError with the engine's reason why `move` is not allowed, and the choices."""
+    try:
+        view.check(move)
     except IllegalMoveError as error:
         raise InputError(f"{error}; {choose}") from None
-    return move
+    raise AssertionError(f"{move} passes the checks but is not a legal move")
 
 
 class InputCompleter(Completer):

@@ -26,6 +26,7 @@ from cfnet.record.logfile import (
     iter_log_from,
 )
 from cfnet.review.timeline import Timeline
+from cfnet.ui.report import scored_lines, verify_report
 
 Say = Callable[[str], None]
 
@@ -84,8 +85,6 @@ class Spectator:
 
     def _show(self) -> None:
         """Print the moves and round ends that are new."""
-        from cfnet.cli.commands.replay import print_scored
-
         timeline = self.timeline
         assert timeline is not None
         for position in timeline.positions[self._shown :]:
@@ -93,22 +92,20 @@ class Spectator:
             self._line(prefix + timeline.describe(position))
         self._shown = len(timeline.positions)
         for scored in timeline.rounds[self._scored :]:
-            if self._say is not None:
-                names = [f"seat {s} ({n})" for s, n in enumerate(timeline.names)]
-                print_scored(scored, names, timeline.table)
+            names = [f"seat {s} ({n})" for s, n in enumerate(timeline.names)]
+            for line in scored_lines(scored, names, timeline.table):
+                self._line(line)
         self._scored = len(timeline.rounds)
 
     def final_lines(self) -> list[str]:
         """The last board, then `cfnet verify`'s report on the chain taken."""
-        from cfnet.cli.commands.verify import report
-
         timeline = self.timeline
         if timeline is None:
             return ["no table entry was received"]
         lines = []
         if timeline.positions:
             lines = ["final board:", render_board(timeline.positions[-1].public)]
-        return lines + report(timeline.verdict())
+        return lines + verify_report(timeline.verdict())
 
 
 class LogFollower:

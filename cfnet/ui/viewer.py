@@ -22,9 +22,9 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
-from cfnet.game.text import render_board, render_hand, score_table
+from cfnet.game.text import WIDTH, describe_end, render_hand, score_table, who_plays
 from cfnet.review.timeline import Position, Timeline
-from cfnet.ui.game_screen import COLOUR, MONOCHROME, WIDTH, Line, Pane, _board_line, describe_end
+from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane, board_lines
 
 MOVE_ROWS = 5
 KEYS = "←→ move · PgUp/PgDn round · Home/End · h hands · q quit "
@@ -211,7 +211,7 @@ class Viewer:
         if position is None:
             return [[("", "No round has been dealt yet.")]]
         lines = [*self._hand_lines(position), []] if self.show_hands else []
-        lines += [_board_line(row) for row in render_board(position.public).splitlines()]
+        lines += board_lines(position.public)
         scored = self.timeline.revealed.get(position.round_number)
         if position.public.is_over and scored is not None:
             games = [r for r in self.timeline.rounds if r.round_number <= position.round_number]
@@ -238,7 +238,7 @@ class Viewer:
             more = " The hands are not revealed yet." if hidden else ""
             text = f"Round {position.round_number} over: {end}.{more}"
         else:
-            text = f"{names[public.turn]} to play; {public.requirement()}."
+            text = who_plays(public, names)
         return [("class:banner", textwrap.fill(text, WIDTH))]
 
     def _hand_lines(self, position: Position) -> list[Line]:

@@ -60,7 +60,7 @@ def test_junk_after_a_complete_game_blames_nobody(
     assert main(["verify", str(path)]) == 1
     out = capsys.readouterr().out
     assert "the game is complete and valid, but entry 53" in out
-    assert "winner: seat 0 (bot0)" in out and "to blame" not in out
+    assert "game over: seat 0 (bot0) wins" in out and "to blame" not in out
 
 
 def test_junk_after_an_abort_leaves_the_cheater_blamed() -> None:

@@ -55,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
 
     from cfnet.game.bots import BOT_STRATEGIES
     from cfnet.game.rules import RuleOptionError, rule_options
-    from cfnet.game.text import count
+    from cfnet.game.text import count, score_lines
     from cfnet.seat.offline import OfflineSession
-    from cfnet.ui.game_screen import GameScreen, score_lines
+    from cfnet.ui.game_screen import GameScreen
 
     if not args.offline:
         return _play_lan(args)

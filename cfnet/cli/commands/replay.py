@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from cfnet.game.rules import RuleOptions
     from cfnet.game.tiles import Tile
     from cfnet.protocol.events import RoundScored
-    from cfnet.protocol.table import Table
     from cfnet.review.timeline import Timeline
 
 HELP = "Show a saved game move by move: the board after each play, hands and scores."
@@ -41,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def drawn_tiles(scored: RoundScored, players: int, options: RuleOptions) -> list[Tile]:
     """The tiles a round's draws gave, in order, from its revealed deal."""
-    from cfnet.game.engine import Draw, Round
+    from cfnet.game.moves import Draw
+    from cfnet.game.round import Round
 
     replayed = Round(
         players, scored.round_number, scored.starter, scored.dealt, scored.yard, options
@@ -80,6 +80,7 @@ def _view(args: argparse.Namespace) -> int:
     from cfnet.errors import PeerProtocolError
     from cfnet.record.logfile import LogFileError
     from cfnet.review.timeline import read_timeline
+    from cfnet.ui.report import verdict_line
     from cfnet.ui.viewer import Viewer
 
     try:
@@ -95,7 +96,7 @@ def _view(args: argparse.Namespace) -> int:
         print(f"cfnet replay: {error}", file=sys.stderr)
         return 1
     viewer = Viewer(timeline, f"replay {timeline.table.name!r}", at=at)
-    viewer.status = verdict_line(timeline)
+    viewer.status = verdict_line(timeline.verdict())
     return asyncio.run(viewer.run())
 
 
@@ -117,24 +118,14 @@ def start_position(timeline: Timeline, round_number: int | None, to: int | None)
     return next((i for i, p in enumerate(positions) if p.number >= to), len(positions) - 1)
 
 
-def verdict_line(timeline: Timeline) -> str:
-    """`cfnet verify`'s verdict on what the timeline holds, in one line."""
-    verdict = timeline.verdict()
-    if verdict.ok:
-        return "valid: a complete game; every signature, shuffle, key and move checked"
-    if verdict.blamed is not None:
-        return f"INVALID: {verdict.problem}"
-    return ("unfinished: " if not verdict.finished else "") + verdict.problem
-
-
 def _replay(args: argparse.Namespace) -> int:
     import sys
 
     from cfnet.disk.saved_games import GameLookupError, find_log
     from cfnet.disk.store import default_home
     from cfnet.errors import PeerProtocolError
-    from cfnet.game.engine import Draw, Play
-    from cfnet.game.text import render_board
+    from cfnet.game.moves import Draw, Play
+    from cfnet.game.text import render_board, winner_text
     from cfnet.protocol.events import (
         Aborted,
         FaultFound,
@@ -145,6 +136,7 @@ def _replay(args: argparse.Namespace) -> int:
     )
     from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
     from cfnet.record.logfile import LogFileError, iter_log
+    from cfnet.ui.report import scored_lines
 
     def fail(message: str) -> int:
         print(f"cfnet replay: {message}", file=sys.stderr)
@@ -217,11 +209,10 @@ def _replay(args: argparse.Namespace) -> int:
                         flush(event)
                         if stopped():
                             return 0
-                        print_scored(event, names, table)
+                        print("\n".join(scored_lines(event, names, table)))
                     elif isinstance(event, GameOver):
-                        winners = " and ".join(names[s] for s in event.winners)
-                        points = event.totals[event.winners[0]]
-                        print(f"\ngame over: {winners} won with {points} points")
+                        won = winner_text(event.winners, event.totals, names)
+                        print(f"\ngame over: {won}")
                     elif isinstance(event, FaultFound):
                         flush(None)
                         fault = event.fault
@@ -237,19 +228,3 @@ def _replay(args: argparse.Namespace) -> int:
         if args.round is not None and seen < args.round:
             return fail(f"no round {args.round}: the log stops in round {seen or 1}")
     return 0
-
-
-def print_scored(scored: RoundScored, names: list[str], table: Table) -> None:
-    """A round's end: how it ended, the hands as revealed, and the scores so far."""
-    from cfnet.game.text import render_hand, score_table
-
-    out = scored.went_out
-    end = scored.end_reason.value if out is None else f"{names[out]} went out"
-    print(f"-- round {scored.round_number} over: {end}; hands as revealed:")
-    for seat, (dealt, left) in enumerate(zip(scored.dealt, scored.left, strict=True)):
-        print(f"{names[seat]} was dealt {render_hand(dealt)}")
-        points = scored.scores[seat]
-        print(f"   and kept {render_hand(left)}: {points} point{'' if points == 1 else 's'}")
-    game = table.game
-    rows = list(enumerate(game.round_scores, start=1))
-    print("\n".join(score_table([seat.name for seat in table.seats], rows, game.totals)))

@@ -38,11 +38,18 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
+    from cfnet.game.bot_games import selfplay
     from cfnet.game.bots import BOT_STRATEGIES
-    from cfnet.game.engine import Game, Round
-    from cfnet.game.practice import selfplay
+    from cfnet.game.round import Game, Round
     from cfnet.game.rules import RuleOptionError, rule_options
-    from cfnet.game.text import count, render_board, render_hand, render_scores
+    from cfnet.game.text import (
+        count,
+        describe_end,
+        render_board,
+        render_hand,
+        score_lines,
+        winner_text,
+    )
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     unknown = [name for name in names if name not in BOT_STRATEGIES]
@@ -67,12 +74,15 @@ def run(args: argparse.Namespace) -> int:
 
     def show(game: Game, finished: Round) -> None:
         public = finished.public
-        print(f"== round {public.round_number}: {public.describe_end()}")
+        assert public.end_reason is not None
+        print(f"== round {public.round_number}: {describe_end(public.end_reason, public.went_out)}")
         print(render_board(public))
         for seat, hand in enumerate(finished.hands):
             print(f"seat {seat} ({bots[seat]}): {render_hand(hand)}")
         if game.is_over:
-            print(render_scores(game))
+            seats = [f"seat {s}" for s in range(game.players)]
+            print("\n".join(score_lines(game, seats)))
+            print(f"game over: {winner_text(game.winners(), game.totals, seats)}")
         print()
 
     start = time.perf_counter()

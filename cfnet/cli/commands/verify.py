@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.protocol.table import MAX_ABORT_ENTRY
     from cfnet.protocol.verify import audited_rounds, verify_entries
     from cfnet.record.logfile import count_records, iter_log
+    from cfnet.ui.report import verify_report
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     elif verdict.table is None:
         print(f"cfnet verify: {verdict.problem}", file=sys.stderr)
     else:
-        print("\n".join(report(verdict)))
+        print("\n".join(verify_report(verdict)))
     return 0 if verdict.ok else 1
 
 
@@ -99,59 +100,3 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "due": verdict.due,
         "after": verdict.after or None,
     }
-
-
-def report(verdict: Verdict) -> list[str]:
-    """The verdict for a person: the table, a score table with names, the winner, the verdict."""
-    from cfnet.game.text import score_table
-
-    table = verdict.table
-    assert table is not None
-    names = [seat.name for seat in table.seats]
-
-    def named(seat: int) -> str:
-        return f"seat {seat} ({names[seat]})"
-
-    lines = [
-        f"table {table.name!r} ({table.table_id.hex()}): "
-        + ", ".join(named(s) for s in range(len(names))),
-        f"rules: {table.options.describe()}; {verdict.entries} entries",
-    ]
-    for scored in verdict.rounds:
-        out = scored.went_out
-        end = scored.end_reason.value if out is None else f"{names[out]} went out"
-        lines.append(f"round {scored.round_number}: {end}")
-    if verdict.rounds:
-        rows = [(scored.round_number, scored.scores) for scored in verdict.rounds]
-        lines += score_table(names, rows, table.game.totals)
-    if verdict.finished:
-        winners = table.game.winners()
-        points = table.game.totals[winners[0]]
-        who = " and ".join(named(s) for s in winners)
-        lines.append(f"winner: {who} with {points} point{'' if points == 1 else 's'}")
-    if verdict.ok:
-        lines.append("valid: a complete game; every signature, shuffle, key and move checked")
-    elif verdict.blamed is not None:
-        lines.append(f"INVALID: {verdict.problem}")
-        lines.append(f"to blame: {named(verdict.blamed)}")
-        if verdict.abort is not None and verdict.abort_by is not None:
-            claim = verdict.abort
-            lines.append(
-                f"the game ends with seat {verdict.abort_by}'s abort: seat {claim.seat},"
-                f" {claim.code}"
-            )
-    elif verdict.finished:
-        lines.append(f"the game is complete and valid, but {verdict.problem}")
-        lines.append("no seat is proven at fault")
-    elif verdict.claim is not None:
-        lines.append(f"unfinished: {verdict.problem}")
-        lines.append(
-            f"that is only seat {verdict.claimed_by}'s word: time cannot be proven offline,"
-            " so no seat is proven at fault"
-        )
-    else:
-        lines.append(f"unfinished: {verdict.problem}")
-        lines.append("no seat is proven at fault")
-    if verdict.after:
-        lines.append(f"after that: {verdict.after}")
-    return lines

@@ -161,7 +161,7 @@ async def _view(
 ) -> int:
     import asyncio
 
-    from cfnet.cli.commands.replay import verdict_line
+    from cfnet.ui.report import verdict_line
     from cfnet.ui.viewer import Viewer
 
     while spectator.timeline is None and not task.done():
@@ -177,7 +177,7 @@ async def _view(
 
     def ended(done: asyncio.Task[object]) -> None:
         error = None if done.cancelled() else done.exception()
-        viewer.status = verdict_line(timeline) if error is None else f"link lost: {error}"
+        viewer.status = verdict_line(timeline.verdict()) if error is None else f"link lost: {error}"
         viewer.app.invalidate()
 
     task.add_done_callback(ended)

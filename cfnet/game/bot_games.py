@@ -1,4 +1,5 @@
-"""Offline games between computer players, shuffled by a seeded `random.Random` (not secret)."""
+"""Games between computer players (self-play, and the deals of an offline practice table),
+shuffled by a seeded `random.Random`: reproducible from the seed, never secret."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from cfnet.game.board import EndReason
 from cfnet.game.bots import Player, make_bot
-from cfnet.game.engine import EndReason, Game, Round, starting_seat
 from cfnet.game.expert_bot import DEFAULT_THINK
+from cfnet.game.round import Game, Round, starting_seat
 from cfnet.game.rules import RuleOptions, round_double
 from cfnet.game.tiles import ALL_TILES, double
 

@@ -1,0 +1,91 @@
+"""A game's record told as plain lines: each round's end with the hands revealed, and what
+`cfnet verify` proves (what `cfnet replay`, `cfnet verify` and `cfnet watch` print)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from cfnet.game.text import (
+    count,
+    describe_end,
+    render_hand,
+    score_lines,
+    score_table,
+    winner_text,
+)
+from cfnet.protocol.events import RoundScored
+from cfnet.protocol.table import Table
+from cfnet.protocol.verify import Verdict
+
+
+def scored_lines(scored: RoundScored, names: Sequence[str], table: Table) -> list[str]:
+    """A round's end: how it ended, the hands as revealed, and the scores so far."""
+    end = describe_end(scored.end_reason, scored.went_out, names)
+    lines = [f"-- round {scored.round_number} over: {end}; hands as revealed:"]
+    for seat, (dealt, left) in enumerate(zip(scored.dealt, scored.left, strict=True)):
+        lines.append(f"{names[seat]} was dealt {render_hand(dealt)}")
+        lines.append(f"   and kept {render_hand(left)}: {count(scored.scores[seat], 'point')}")
+    return lines + score_lines(table.game, [seat.name for seat in table.seats])
+
+
+def verdict_line(verdict: Verdict) -> str:
+    """`cfnet verify`'s verdict in one line."""
+    if verdict.ok:
+        return "valid: a complete game; every signature, shuffle, key and move checked"
+    if verdict.blamed is not None:
+        return f"INVALID: {verdict.problem}"
+    return ("unfinished: " if not verdict.finished else "") + verdict.problem
+
+
+def verify_report(verdict: Verdict) -> list[str]:
+    """The verdict for a person: the table, a score table with names, the winner, the verdict."""
+    table = verdict.table
+    assert table is not None
+    names = [seat.name for seat in table.seats]
+
+    def named(seat: int) -> str:
+        return f"seat {seat} ({names[seat]})"
+
+    lines = [
+        f"table {table.name!r} ({table.table_id.hex()}): "
+        + ", ".join(named(s) for s in range(len(names))),
+        f"rules: {table.options.describe()}; {verdict.entries} entries",
+    ]
+    for scored in verdict.rounds:
+        end = describe_end(scored.end_reason, scored.went_out, names)
+        lines.append(f"round {scored.round_number}: {end}")
+    if verdict.rounds:
+        rows = [(scored.round_number, scored.scores) for scored in verdict.rounds]
+        lines += score_table(names, rows, table.game.totals)
+    if verdict.finished:
+        game = table.game
+        seats = [named(s) for s in range(len(names))]
+        lines.append(f"game over: {winner_text(game.winners(), game.totals, seats)}")
+    if verdict.finished and not verdict.ok and verdict.blamed is None:
+        lines.append(f"the game is complete and valid, but {verdict.problem}")
+    else:
+        lines.append(verdict_line(verdict))
+    if not verdict.ok:
+        lines += _fault_lines(verdict, named)
+    if verdict.after:
+        lines.append(f"after that: {verdict.after}")
+    return lines
+
+
+def _fault_lines(verdict: Verdict, named: Callable[[int], str]) -> list[str]:
+    """Who is to blame for a game that is not valid and complete, or why no one is."""
+    if verdict.blamed is not None:
+        lines = [f"to blame: {named(verdict.blamed)}"]
+        if verdict.abort is not None and verdict.abort_by is not None:
+            claim = verdict.abort
+            lines.append(
+                f"the game ends with seat {verdict.abort_by}'s abort: seat {claim.seat},"
+                f" {claim.code}"
+            )
+        return lines
+    if verdict.claim is not None and not verdict.finished:
+        return [
+            f"that is only seat {verdict.claimed_by}'s word: time cannot be proven offline,"
+            " so no seat is proven at fault"
+        ]
+    return ["no seat is proven at fault"]
