@@ -22,7 +22,8 @@ from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import HostLobby, LobbyError, Seating, join_table
+from cfnet.net.lobby import HostLobby, LobbyEvent, Seating, TableOpened, join_table
+from cfnet.net.roster import LobbyError, Roster
 from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
 from cfnet.record.identity import Identity
 
@@ -136,9 +137,11 @@ async def hosting(
     rosters: list[list[str]] = []
     said: list[str] = []
 
-    def on_roster(names: list[tuple[str, bytes]], of: int) -> None:
-        rosters.append([name for name, _ in names])
-        asyncio.get_running_loop().create_task(notify())
+    def on_event(event: LobbyEvent) -> None:
+        roster = event.roster if isinstance(event, TableOpened) else event
+        if isinstance(roster, Roster):
+            rosters.append([name for name, _ in roster.names])
+            asyncio.get_running_loop().create_task(notify())
 
     async def notify() -> None:
         async with changed:
@@ -155,7 +158,7 @@ async def hosting(
         code=code,
         interface=LOOPBACK,
         say=said.append,
-        on_roster=on_roster,
+        on_event=on_event,
         **options,
     )
     port = await lobby.open()
@@ -251,7 +254,7 @@ def test_a_joiner_gives_up_on_a_host_stopped_with_sigstop(tmp_path: Path) -> Non
         async def scenario() -> tuple[str, float]:
             seated = asyncio.Event()
             guest = joining(
-                GUEST, "guest", port, idle_timeout=6.0, on_roster=lambda *_: seated.set()
+                GUEST, "guest", port, idle_timeout=6.0, on_event=lambda _: seated.set()
             )
             async with asyncio.timeout(30):
                 await seated.wait()

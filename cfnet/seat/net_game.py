@@ -7,9 +7,10 @@ truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyn
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
 the game (nothing more is taken or posted). After the end the seat lingers until
 every seat not blamed announces the same final chain (or the grace period ends).
-It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
-computer seats and scripts. At the end the saved file is checked to be exactly the chain the
-table verified as it came. `chaos` (tests only, net/chaos_sim.py) cuts links at random.
+It is also a `GameSession`, so the game screen can play a seat; `follow` sees every session
+event (the plain lines of a computer seat). At the end the saved file is checked to be exactly
+the chain the table verified as it came. `chaos` (tests only, net/faults.py) cuts links at
+random.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from cfnet.protocol.events import (
 from cfnet.protocol.table import Table
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
-from cfnet.record.logfile import MAGIC, encode_record
 from cfnet.seat.session import (
     GameAborted,
     GameEnded,
@@ -60,14 +60,15 @@ CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
 FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
 
-Say = Callable[[str], None]
+Follow = Callable[["NetGame", SessionEvent], None]
+"""Shown each session event of a game as it happens (plain lines for a computer seat)."""
 
 
 class NetGame:
     """One seat at a table on the LAN: its `Table`, `TableStore` and `Mesh`.
 
     `player` plays the seat if given (a computer seat); otherwise moves come through `submit`
-    (the game screen). `say` prints plain progress lines (None: quiet)."""
+    (the game screen). `follow` sees every session event (None: nobody)."""
 
     def __init__(
         self,
@@ -76,7 +77,7 @@ class NetGame:
         store: TableStore,
         *,
         player: Player | None = None,
-        say: Say | None = None,
+        follow: Follow | None = None,
         chaos: Chaos | None = None,
     ) -> None:
         if table.local is None or table.me is None:
@@ -85,7 +86,7 @@ class NetGame:
         self.table = table
         self.store = store
         self.player = player
-        self._say = say
+        self._follow = follow
         self._chaos = chaos
         self._local = table.local
         self._saved_seeds = dict(self._local.seeds)
@@ -277,20 +278,14 @@ class NetGame:
                 self.store.truncate(event.seq)
             elif isinstance(event, RoundStarted):
                 self._emit(RoundBegan(event.round_number, event.starter))
-                self._line(f"round {event.round_number}: {self._who(event.starter)} starts")
             elif isinstance(event, MoveMade):
                 self._emit(Moved(event.seat, event.move, event.drawn))
             elif isinstance(event, RoundScored):
                 self._emit(self._round_ended(event))
-                self._line(
-                    f"round {event.round_number}: scores {list(event.scores)}, "
-                    f"totals {list(event.totals)}"
-                )
             elif isinstance(event, FaultFound):
                 fault = event.fault
                 text = f"{self._who(fault.seat)} {fault.detail} ({fault.code})"
-                self._emit(Notice(text))
-                self._line(f"fault: {text}")
+                self._emit(Notice(text, fault=True))
             elif isinstance(event, Aborted):
                 fault = event.fault
                 text = (
@@ -324,10 +319,8 @@ class NetGame:
     def _emit(self, event: SessionEvent) -> None:
         if self.player is None:
             self._queue.put_nowait(event)
-
-    def _line(self, text: str) -> None:
-        if self._say is not None:
-            self._say(text)
+        if self._follow is not None:
+            self._follow(self, event)
 
     def _who(self, seat: int) -> str:
         return f"seat {seat} ({self.table.seats[seat].name})"
@@ -349,9 +342,7 @@ class NetGame:
             notice = since + self._notice_after()
             if time.monotonic() >= notice:
                 self._noticed = True
-                text = f"waiting for {self._who(awaited)}"
-                self._emit(Notice(text))
-                self._line(text)
+                self._emit(Notice(f"waiting for {self._who(awaited)}"))
                 notice = None
         times = [t for t in (deadline, notice) if t is not None]
         return min(times) if times else None
@@ -381,32 +372,16 @@ class NetGame:
         """Save the final metadata, check the log file holds exactly the chain the table
         checked live, emit the result; the exit code."""
         table = self.table
-        chain = MAGIC + b"".join(encode_record(entry.wire) for entry in table.entries)
         try:
             if table.finished:
                 self.store.save_meta(replace(self.store.meta, finished=True))
-            if self.store.read_log() != chain:
-                raise LocalProtocolError(f"{self.log_path} differs from the chain checked here")
+            self.store.check_log([entry.wire for entry in table.entries])
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
         self.store.close()
         if self._fatal is not None:
-            self._line(f"stopped: {self._fatal}")
-            self._emit(GameAborted(f"this peer stopped: {self._fatal}"))
+            self._emit(GameAborted(f"this peer stopped: {self._fatal}", str(self._fatal)))
             return 1
-        result = self.result
-        if isinstance(result, GameEnded):
-            totals = list(result.totals)
-            winners = " and ".join(self._who(s) for s in result.winners)
-            self._line(f"game over: totals {totals}; winner: {winners}")
-        elif isinstance(result, GameAborted):
-            self._line(f"game aborted: {result.reason}")
-        self._line(f"log saved: {self.log_path} ({len(table.entries)} entries)")
-        if isinstance(result, GameEnded):
-            self._line(
-                "verified: the log is a complete, valid game (every signature, shuffle, key, "
-                "move and round audit checked as it came)"
-            )
-        if result is not None:
-            self._emit(result)
-        return 0 if isinstance(result, GameEnded) else 3
+        if self.result is not None:
+            self._emit(self.result)
+        return 0 if isinstance(self.result, GameEnded) else 3

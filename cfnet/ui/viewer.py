@@ -287,3 +287,13 @@ class Viewer:
             self._footer(),
         ]
         return "\n".join("".join(t[1] for t in part) for part in parts if part)
+
+
+def verdict_line(timeline: Timeline) -> str:
+    """`cfnet verify`'s verdict on what the timeline holds, in one line."""
+    verdict = timeline.verdict()
+    if verdict.ok:
+        return "valid: a complete game; every signature, shuffle, key and move checked"
+    if verdict.blamed is not None:
+        return f"INVALID: {verdict.problem}"
+    return ("unfinished: " if not verdict.finished else "") + verdict.problem

@@ -19,7 +19,7 @@ HELP = "Show a saved game move by move: the board after each play, hands and sco
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.disk.store import add_home_argument
+    from cfnet.cli.options import add_home_argument
 
     parser.add_argument(
         "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
@@ -80,7 +80,7 @@ def _view(args: argparse.Namespace) -> int:
     from cfnet.errors import PeerProtocolError
     from cfnet.record.logfile import LogFileError
     from cfnet.review.timeline import read_timeline
-    from cfnet.ui.viewer import Viewer
+    from cfnet.ui.viewer import Viewer, verdict_line
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
@@ -115,16 +115,6 @@ def start_position(timeline: Timeline, round_number: int | None, to: int | None)
     if to is None:
         return 0
     return next((i for i, p in enumerate(positions) if p.number >= to), len(positions) - 1)
-
-
-def verdict_line(timeline: Timeline) -> str:
-    """`cfnet verify`'s verdict on what the timeline holds, in one line."""
-    verdict = timeline.verdict()
-    if verdict.ok:
-        return "valid: a complete game; every signature, shuffle, key and move checked"
-    if verdict.blamed is not None:
-        return f"INVALID: {verdict.problem}"
-    return ("unfinished: " if not verdict.finished else "") + verdict.problem
 
 
 def _replay(args: argparse.Namespace) -> int:
