@@ -95,10 +95,8 @@ class NetGame:
         self._wake = asyncio.Event()
         self._queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
         self._fatal: BaseException | None = None
-        self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
-        self._noticed = False
+        self._waiting = _Waiting(min(5.0, table.timeout / 3))
         self._task: asyncio.Task[int] | None = None
-        self._cuts: set[asyncio.Task[None]] = set()
         self.result: SessionEvent | None = None
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
@@ -273,7 +271,8 @@ class NetGame:
                 self.store.append(event.entry, durable=durable)
                 if self.watchers is not None:  # after it is stored, as for the peers
                     self.watchers.entry(event.entry.wire)
-                self._cut_links()
+                if self._chaos is not None:
+                    self._chaos.after_entry(self.mesh)
             elif isinstance(event, Superseded):  # the abort that follows replaces the rest
                 self.store.truncate(event.seq)
             elif isinstance(event, RoundStarted):
@@ -307,15 +306,6 @@ class NetGame:
             "audited: every shuffle, key and move checked",
         )
 
-    def _cut_links(self) -> None:
-        key = None if self._chaos is None else self._chaos.pick(list(self.mesh.connected))
-        if key is not None:
-            cut = asyncio.get_running_loop().create_task(
-                self.mesh.disconnect(key, "test: link cut at random")
-            )
-            self._cuts.add(cut)
-            cut.add_done_callback(self._cuts.discard)
-
     def _emit(self, event: SessionEvent) -> None:
         if self.player is None:
             self._queue.put_nowait(event)
@@ -325,26 +315,16 @@ class NetGame:
     def _who(self, seat: int) -> str:
         return f"seat {seat} ({self.table.seats[seat].name})"
 
-    def _notice_after(self) -> float:
-        return min(5.0, self.table.timeout / 3)
-
     def _next_wakeup(self) -> float | None:
         """The table's next deadline, or when to say whom we are waiting for."""
-        deadline = self.table.next_deadline()
-        awaited = self.table.awaited
-        seen = (awaited, len(self.table.entries))
-        if seen != self._watch[:2]:
-            self._watch = (*seen, time.monotonic())
-            self._noticed = False
-        since = self._watch[2]
-        notice: float | None = None
-        if awaited is not None and awaited != self.table.me and not self._noticed:
-            notice = since + self._notice_after()
-            if time.monotonic() >= notice:
-                self._noticed = True
-                self._emit(Notice(f"waiting for {self._who(awaited)}"))
-                notice = None
-        times = [t for t in (deadline, notice) if t is not None]
+        awaited = None if self.table.awaited == self.table.me else self.table.awaited
+        now = time.monotonic()
+        notice = self._waiting.due(awaited, len(self.table.entries), now)
+        if notice is not None and notice <= now:
+            assert awaited is not None
+            self._emit(Notice(f"waiting for {self._who(awaited)}"))
+            notice = None
+        times = [t for t in (self.table.next_deadline(), notice) if t is not None]
         return min(times) if times else None
 
     async def _linger(self) -> None:
@@ -385,3 +365,25 @@ class NetGame:
         if self.result is not None:
             self._emit(self.result)
         return 0 if isinstance(self.result, GameEnded) else 3
+
+
+class _Waiting:
+    """When to say whom the table waits for: once per wait (the same seat awaited with the
+    same chain), `after` s into it."""
+
+    def __init__(self, after: float) -> None:
+        self._after = after
+        self._wait: tuple[int | None, int] = (None, -1)
+        self._since = time.monotonic()
+        self._said = False
+
+    def due(self, awaited: int | None, entries: int, now: float) -> float | None:
+        """When to say it (the past: now, and it counts as said), or None: not in this wait
+        (`awaited` None: the table waits for nobody else)."""
+        if (awaited, entries) != self._wait:
+            self._wait, self._since, self._said = (awaited, entries), now, False
+        if awaited is None or self._said:
+            return None
+        when = self._since + self._after
+        self._said = now >= when
+        return when
