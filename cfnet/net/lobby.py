@@ -30,7 +30,7 @@ from typing import Any
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.net.discovery import Discovery, TableInfo
+from cfnet.net.discovery import Discovery, TableInfo, check_name
 from cfnet.net.handshake import TABLE_ID_BYTES, Handshake, WrongJoinCode
 from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
 from cfnet.net.roster import (
@@ -47,7 +47,6 @@ from cfnet.net.roster import (
 )
 from cfnet.net.watch import Watchers
 from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
-from cfnet.protocol.wire import check_display_name
 from cfnet.record.identity import Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")
@@ -101,11 +100,9 @@ class Seating:
 
 
 def check_player(name: str) -> str:
-    """`name` stripped, if `check_display_name` takes it (LocalProtocolError otherwise)."""
-    try:
-        return check_display_name(name.strip(), "player name")
-    except ValueError as exc:
-        raise LocalProtocolError(str(exc)) from None
+    """`name` stripped, if it is a name (`check_name`: 1..40 printable characters);
+    LocalProtocolError otherwise."""
+    return check_name(name, "player name")
 
 
 class _Guesses:

@@ -35,6 +35,7 @@ from cfnet.net.address import parse_host_port
 from cfnet.net.discovery import Discovery, TableBrowser, TableInfo, check_name
 from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
 from cfnet.net.roster import Roster
+from cfnet.protocol.wire import MAX_NAME_CHARS
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat.config import HostConfig, JoinConfig, PeerConfig
 from cfnet.seat.host import check_host, host
@@ -487,9 +488,7 @@ class BrowserScreen(_Page):
     # -- hosting: five questions, each with a default
 
     def _ask_host(self) -> None:
-        default = f"{self.player}'s table"
-        while len(default.encode()) > 40:
-            default = default[:-1]
+        default = f"{self.player}'s table"[:MAX_NAME_CHARS].strip()
         self.ask(_Question(f"Table name [{default}]", self._host_name, default))
 
     def _host_name(self, text: str) -> None:
