@@ -38,7 +38,7 @@ from cfnet.game.bots import make_bot
 from cfnet.game.engine import Draw, IllegalMoveError, Play, PublicRound
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import count, render_board, render_hand
-from cfnet.net.lobby import LobbyEvent, Seating
+from cfnet.net.lobby import LobbyEvent
 from cfnet.protocol.testing import derived, sim_entropy
 from cfnet.protocol.verify import verify_entries
 from cfnet.record.identity import fingerprint
@@ -48,7 +48,7 @@ from cfnet.seat.config import HostConfig, PeerConfig
 from cfnet.seat.host import Hosting
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.process import drain
-from cfnet.seat.seating import AddBot, urandom
+from cfnet.seat.seating import urandom
 from cfnet.seat.session import (
     GameAborted,
     GameEnded,
@@ -59,6 +59,7 @@ from cfnet.seat.session import (
     SessionEvent,
 )
 from cfnet.ui.game_screen import GameScreen, describe_end, score_lines
+from cfnet.ui.lines import PlainLines
 
 LOOPBACK = "127.0.0.1"  # the demo never binds or advertises on any other address
 BOT_NAMES = ("Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")
@@ -467,9 +468,9 @@ class _KeptLogScreen(GameScreen):
         super().on_event(event)
 
 
-class _Quiet:
-    """The demo's seat 0 shows nothing of the lobby (the demo says what happens itself) and
-    plays as the demo chooses (`Demo._follow`, or the game screen with --human)."""
+class _Quiet(PlainLines):
+    """The demo's seat 0 prints nothing of the lobby and the game (the demo says what happens
+    itself) and plays as the demo chooses (`Demo._follow`, or the game screen with --human)."""
 
     def say(self, text: str) -> None:
         """Nothing."""
@@ -477,20 +478,8 @@ class _Quiet:
     def lobby(self, event: LobbyEvent) -> None:
         """Nothing."""
 
-    async def seat(
-        self,
-        seating: Awaitable[Seating],
-        add_bot: AddBot | None,
-        me: bytes,
-        bots: Sequence[bytes] = (),
-    ) -> Seating:
-        return await seating
-
     def follow(self, game: NetGame, event: SessionEvent) -> None:
         """Nothing: the demo takes the game's events from its queue."""
-
-    async def play(self, game: NetGame) -> int:
-        return await game.play()
 
 
 # ---------------------------------------------------------------------- the command
