@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from cfnet.seat.process import log_file
 from lan_helpers import LOOPBACK, cfnet_verify, unique
+
+from cfnet.seat.process import log_file
 
 
 def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, str]:
