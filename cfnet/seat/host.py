@@ -77,7 +77,7 @@ class Hosting:
     """One hosted table's lobby side: `await open()` (listen, advertise), `start_bot` computer
     players, `await seat_all()` (the game, once every seat is taken), `await leave()` in any
     case (the lobby closes, the table is withdrawn from mDNS). `on_seat` is told each seat
-    taken (`SeatTaken`, `is_bot` then known from the keys of the bots started here)."""
+    taken (`SeatTaken`); `bot_keys` are the keys of the computer players started here."""
 
     def __init__(
         self,
