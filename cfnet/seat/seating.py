@@ -89,6 +89,7 @@ def player_name(peer: PeerConfig, identity: Identity) -> str:
 
 
 def computer(peer: PeerConfig, seat: int) -> Player | None:
+    """The computer player of a --strategy seat (None: a person plays it)."""
     if peer.strategy is None:
         return None
     return make_bot(peer.strategy, seat, peer.think, peer.rollouts)
