@@ -4,6 +4,7 @@ played over real TCP links; every peer's log is byte-identical and `cfnet verify
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 from pathlib import Path
 
@@ -54,8 +55,23 @@ def test_host_starts_its_computer_players_which_join_by_address(tmp_path: Path) 
     assert len(bot_logs) == 2
     mine = host.log_path().read_bytes()
     assert all(path.read_bytes() == mine for path in bot_logs)
-    assert "join code required" in host.output()
+    said = host.output()
+    assert "join code required" in said
     assert cfnet_verify(host.log_path()).returncode == 0
+    # a computer seat's plain lines: the roster as it fills, the game's progress and its end
+    for line in (
+        r"^bot1 \([a-z2-7-]{19}\) sits in seat [12]$",
+        r"^  seat 0: random-\w{4} \([a-z2-7-]{19}\)$",
+        r"^  seat 2: \(free\)$",
+        r"^  seat 2: bot[12] \([a-z2-7-]{19}\)$",
+        r"^round 1: seat \d \(\S+\) starts$",
+        r"^round 1: scores \[\d+, \d+, \d+\], totals \[\d+, \d+, \d+\]$",
+        r"^game over: totals \[\d+, \d+, \d+\]; winner: seat \d \(\S+\)",
+        r"^log saved: .+table\.cflog \(\d+ entries\)$",
+        r"^verified: the log is a complete, valid game \(every signature, shuffle, key, move and "
+        r"round audit checked as it came\)$",
+    ):
+        assert re.search(line, said, re.MULTILINE), (line, said)
 
 
 def test_a_wrong_join_code_is_refused(tmp_path: Path) -> None:

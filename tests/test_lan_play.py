@@ -24,11 +24,18 @@ from test_screen import COLOUR_CODE
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.handshake import NET_VERSION
-from cfnet.net.lobby import join_table
+from cfnet.net.lobby import Seating, join_table
 from cfnet.record.identity import Identity
 from cfnet.seat.session import GameSession
 from cfnet.ui.game_screen import GameScreen
-from cfnet.ui.lan_screens import BrowserScreen, LanClient, LobbyScreen, Settings, Terminal
+from cfnet.ui.lan_screens import (
+    BrowserScreen,
+    LanClient,
+    LeftTable,
+    LobbyScreen,
+    Settings,
+    Terminal,
+)
 
 STEP_TIMEOUT = 30.0
 
@@ -250,6 +257,32 @@ def test_hosting_from_the_browser_the_lobby_and_a_round(tmp_path: Path) -> None:
     assert run_client(tmp_path / "me", scenario) == 0
     (log,) = (tmp_path / "me").glob("tables/*/table.cflog")
     assert cfnet_verify(log).returncode == 0
+
+
+def test_the_lobby_knows_its_computer_players_by_their_keys() -> None:
+    """A person who calls himself bot1 is not taken for the computer player on its way: the
+    lobby screen knows the computer players the host started by their keys, not their names."""
+    me, bot, person = Identity.generate(), Identity.generate(), Identity.generate()
+
+    async def scenario() -> str:
+        with create_pipe_input() as keys:
+            screen = LobbyScreen(Terminal(keys, DummyOutput()), "table 'Kitchen'")
+            never: asyncio.Future[Seating] = asyncio.get_running_loop().create_future()
+            shown = asyncio.create_task(screen.seat(never, None, me.public, [bot.public]))
+            screen.roster([("Me", me.public), ("bot1", person.public)], 4)
+            async with asyncio.timeout(10):
+                while not screen.app.is_running:
+                    await asyncio.sleep(0.01)
+            text = screen.text()
+            keys.send_text("leave\r")
+            with pytest.raises(LeftTable):
+                await shown
+            return text
+
+    text = asyncio.run(scenario())
+    assert f"  1  bot1{' ' * 21}{person.fingerprint}" in text
+    assert "  2  (free: a computer player is coming)" in text
+    assert "  3  (free)" in text
 
 
 def test_a_table_with_a_code_and_leaving_the_lobby(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from lan_helpers import LOOPBACK, cfnet_verify, unique
 
-from cfnet.seat.peer import log_file
+from cfnet.seat.process import log_file
 
 
 def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, str]:

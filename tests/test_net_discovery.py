@@ -17,8 +17,17 @@ from pathlib import Path
 import pytest
 from lan_helpers import cfnet_tables_until
 
+from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.net.discovery import Discovery, TableInfo, TxtError, lan_addresses, txt_properties
+from cfnet.net.discovery import (
+    Discovery,
+    TableInfo,
+    TxtError,
+    check_name,
+    lan_addresses,
+    txt_properties,
+)
+from cfnet.net.lobby import check_player
 from cfnet.record.identity import Identity
 
 ADVERTISER = Path(__file__).with_name("net_advertiser.py")
@@ -59,6 +68,22 @@ def test_txt_round_trip_and_sizes() -> None:
         assert TableInfo.from_txt(txt_bytes(info), "127.0.0.1", 4242) == info
         assert all(len(k) + 1 + len(v.encode()) < 100 for k, v in info.to_txt().items())
         assert len(info.instance.split("._cfnet")[0].encode()) <= 63  # one DNS label
+
+
+def test_every_name_is_checked_by_one_rule_in_characters() -> None:
+    """A table name, a player name and a listed name: 1..40 printable characters (the genesis's
+    rule), however many UTF-8 bytes they take."""
+    name = "名前" * 20  # 40 characters, 120 UTF-8 bytes
+    assert check_name(f" {name} ") == check_player(name) == name
+    info = table(name=name)
+    assert TableInfo.from_txt(txt_bytes(info), "127.0.0.1", 4242) == info
+    for bad in ("名" * 41, " ", "a\x1b[2J"):
+        with pytest.raises(LocalProtocolError, match="use 1 to 40 printable characters"):
+            check_name(bad)
+        with pytest.raises(LocalProtocolError, match="use 1 to 40 printable characters"):
+            check_player(bad)
+        with pytest.raises(TxtError):
+            TableInfo.from_txt(txt_bytes(table()) | {b"name": bad.encode()}, "127.0.0.1", 1)
 
 
 @pytest.mark.parametrize(

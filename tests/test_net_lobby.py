@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,8 @@ from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import HostLobby, LobbyError, Seating, join_table
+from cfnet.net.lobby import HostLobby, LobbyEvent, Seating, SeatTaken, TableOpened, join_table
+from cfnet.net.roster import LobbyError, Roster
 from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
 from cfnet.record.identity import Identity
 
@@ -121,6 +122,7 @@ class Hosted:
     rosters: list[list[str]]
     said: list[str]
     changed: asyncio.Condition
+    taken: list[SeatTaken]
 
     async def roster_is(self, *names: str) -> None:
         async with asyncio.timeout(10), self.changed:
@@ -135,10 +137,15 @@ async def hosting(
     changed = asyncio.Condition()
     rosters: list[list[str]] = []
     said: list[str] = []
+    taken: list[SeatTaken] = []
 
-    def on_roster(names: list[tuple[str, bytes]], of: int) -> None:
-        rosters.append([name for name, _ in names])
-        asyncio.get_running_loop().create_task(notify())
+    def on_event(event: LobbyEvent) -> None:
+        if isinstance(event, SeatTaken):
+            taken.append(event)
+        roster = event.roster if isinstance(event, TableOpened) else event
+        if isinstance(roster, Roster):
+            rosters.append([name for name, _ in roster.names])
+            asyncio.get_running_loop().create_task(notify())
 
     async def notify() -> None:
         async with changed:
@@ -155,12 +162,12 @@ async def hosting(
         code=code,
         interface=LOOPBACK,
         say=said.append,
-        on_roster=on_roster,
+        on_event=on_event,
         **options,
     )
     port = await lobby.open()
     try:
-        yield Hosted(lobby, port, rosters, said, changed)
+        yield Hosted(lobby, port, rosters, said, changed, taken)
     finally:
         await lobby.close()
 
@@ -232,6 +239,8 @@ def test_pings_keep_a_quiet_lobby_link_and_a_silent_joiner_is_dropped() -> None:
             await host.roster_is("host", "guest")
             silent = await raw_joiner(OTHER, "silent", host.port)  # sends no ping
             await host.roster_is("host", "guest", "silent")
+            seated = [SeatTaken(1, "guest", GUEST.public), SeatTaken(2, "silent", OTHER.public)]
+            assert host.taken == seated  # typed: nobody reads "sits in seat" lines
             await host.roster_is("host", "guest")  # dropped after 3 s
             assert not guest.done()  # the pinging guest stayed seated meanwhile
             await leave(guest)
@@ -250,9 +259,7 @@ def test_a_joiner_gives_up_on_a_host_stopped_with_sigstop(tmp_path: Path) -> Non
 
         async def scenario() -> tuple[str, float]:
             seated = asyncio.Event()
-            guest = joining(
-                GUEST, "guest", port, idle_timeout=6.0, on_roster=lambda *_: seated.set()
-            )
+            guest = joining(GUEST, "guest", port, idle_timeout=6.0, on_event=lambda _: seated.set())
             async with asyncio.timeout(30):
                 await seated.wait()
             os.kill(host.pid, signal.SIGSTOP)  # the host vanishes without closing anything
@@ -357,3 +364,35 @@ def test_a_table_of_another_network_version_is_refused_before_dialling() -> None
         "cannot be joined "
         "(update cfnet, or choose another table)"
     )
+
+
+def test_a_link_knows_whether_the_peer_closed_it_saying_why() -> None:
+    """`LinkClosed.by_peer`: the peer closed the link with a goodbye (a table that refuses us,
+    saying why), not a connection that just broke (no table there): a join by name tries the
+    next listing only in the second case."""
+
+    async def receive_from(
+        serve: Callable[[Link, asyncio.StreamWriter], Awaitable[None]],
+    ) -> LinkClosed:
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await serve(Link(reader, writer), writer)
+
+        server = await asyncio.start_server(on_connect, LOOPBACK, 0)
+        async with server:
+            reader, writer = await asyncio.open_connection(
+                LOOPBACK, server.sockets[0].getsockname()[1]
+            )
+            with pytest.raises(LinkClosed) as closed:
+                await Link(reader, writer).receive()
+        return closed.value
+
+    async def refuse(link: Link, writer: asyncio.StreamWriter) -> None:
+        await link.close("the table is full")
+
+    async def hang_up(link: Link, writer: asyncio.StreamWriter) -> None:
+        writer.close()
+
+    refused = asyncio.run(receive_from(refuse))
+    assert refused.by_peer and refused.reason == "peer said goodbye: 'the table is full'"
+    broken = asyncio.run(receive_from(hang_up))
+    assert not broken.by_peer and broken.reason == "peer closed the connection"

@@ -202,12 +202,13 @@ def test_watch_needs_one_source(args: list[str]) -> None:
 
 def test_the_lobby_shows_how_many_are_watching() -> None:
     from cfnet.game.rules import RuleOptions
-    from cfnet.net.lobby import HostLobby, LobbyError, join_table
+    from cfnet.net.lobby import HostLobby, join_table
+    from cfnet.net.roster import LobbyError, Roster
     from cfnet.net.watch import MAX_WATCHERS, watch_table
 
     host, guest = Identity.generate(), Identity.generate()
     said: list[str] = []
-    guest_said: list[str] = []
+    rosters: list[object] = []
     watcher_said: list[str] = []
 
     async def prepare(genesis: bytes, seat: int) -> int:
@@ -237,9 +238,13 @@ def test_the_lobby_shows_how_many_are_watching() -> None:
         ]
         await until(lambda: f"({MAX_WATCHERS} watching)" in "\n".join(said), "every watcher")
         joining = asyncio.create_task(
-            join_table(guest, "guest", LOOPBACK, port, prepare, say=guest_said.append)
+            join_table(guest, "guest", LOOPBACK, port, prepare, say=quiet, on_event=rosters.append)
         )
-        await until(lambda: f"  watching: {MAX_WATCHERS}" in guest_said, "the joiner's roster")
+
+        def shown() -> list[str]:
+            return [line for r in rosters if isinstance(r, Roster) for line in r.lines()]
+
+        await until(lambda: f"  watching: {MAX_WATCHERS}" in shown(), "the joiner's roster")
         await until(lambda: "  seat 1: guest" in "\n".join(watcher_said), "the watcher's roster")
         try:
             await watch_table(Identity.generate(), "late", LOOPBACK, port, quiet)

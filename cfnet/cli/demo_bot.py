@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from functools import partial
 
 from cfnet.cli.commands import bot
+from cfnet.cli.seat_options import front, join_config
 from cfnet.protocol.testing import sim_entropy
-from cfnet.seat.peer import run_join
+from cfnet.seat.join import run_join
 
 
 def main(argv: Sequence[str]) -> int:
@@ -26,7 +27,9 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="cfnet demo bot")
     bot.add_arguments(parser)
     args = parser.parse_args(argv[1:])
-    return run_join(args, args.table, "bot", entropy=partial(sim_entropy, int(argv[0])))
+    config = join_config(args, args.table)
+    entropy = partial(sim_entropy, int(argv[0]))
+    return run_join(config, partial(front, table=config.table), "bot", entropy=entropy)
 
 
 if __name__ == "__main__":

@@ -39,16 +39,17 @@ from cfnet.game.bots import make_bot
 from cfnet.game.moves import Draw, IllegalMoveError, Play
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import count, describe_end, render_board, render_hand, score_lines
-from cfnet.net.discovery import Discovery
-from cfnet.net.lobby import HostLobby
+from cfnet.net.lobby import LobbyEvent
 from cfnet.protocol.testing import derived, sim_entropy
 from cfnet.protocol.verify import verify_entries
-from cfnet.protocol.wire import DEFAULT_TIMEOUT
 from cfnet.record.identity import fingerprint
 from cfnet.record.logfile import LogFileError, read_log
-from cfnet.seat.children import Children
+from cfnet.seat.children import BotConfig, Children
+from cfnet.seat.config import HostConfig, PeerConfig
+from cfnet.seat.host import Hosting
 from cfnet.seat.net_game import NetGame
-from cfnet.seat.peer import Seat, drain, urandom
+from cfnet.seat.process import drain
+from cfnet.seat.seating import urandom
 from cfnet.seat.session import (
     GameAborted,
     GameEnded,
@@ -59,6 +60,7 @@ from cfnet.seat.session import (
     SessionEvent,
 )
 from cfnet.ui.game_screen import GameScreen
+from cfnet.ui.lines import PlainLines
 
 LOOPBACK = "127.0.0.1"  # the demo never binds or advertises on any other address
 BOT_NAMES = ("Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")
@@ -255,44 +257,45 @@ class Demo:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate, main)
         identity = load_identity(self.home)
         me = "you" if self.args.human else "demo"
-        local = argparse.Namespace(strategy=None)
         entropy = urandom if self.args.seed is None else partial(sim_entropy, self.args.seed)
-        seat = Seat(local, self.home, identity, LOOPBACK, entropy)
-        discovery = Discovery(LOOPBACK)
-        await discovery.__aenter__()
-        lobby = HostLobby(
-            identity,
-            discovery,
-            name=self.name,
-            player=me,
+        config = HostConfig(
+            self.name,
+            PeerConfig(home=self.home, interface=LOOPBACK, player=me),
             seats=self.args.players,
-            options=self.options,
-            timeout=DEFAULT_TIMEOUT,
-            code=None,
-            interface=LOOPBACK,
-            say=self._lobby_line,
         )
+        table_id = None
         if self.args.seed is not None:  # the deal derives from the table id too
-            lobby.table_id = derived("cfnet/v1/demo-table", self.args.seed, size=16)
-            if table_dir(self.home, lobby.table_id).exists():
-                await discovery.close()
+            table_id = derived("cfnet/v1/demo-table", self.args.seed, size=16)
+            if table_dir(self.home, table_id).exists():
                 raise DemoError(
                     f"--seed {self.args.seed} was played with --home {self.home} already: "
                     "give another --home, or none"
                 )
+        hosting = Hosting(
+            config,
+            self.options,
+            self.home,
+            identity,
+            _Quiet(),
+            LOOPBACK,
+            entropy=entropy,
+            table_id=table_id,
+        )
+        self.children = hosting.bots
+        hosting.on_seat = lambda _: self._joined.set()
         leaving: asyncio.Task[None] | None = None
         try:
             try:
-                port = await lobby.open()
+                port = await hosting.open()
                 self.say(
                     f"table {self.name} open on {LOOPBACK}:{port} (loopback only), "
                     f"{self.args.players} seats\n  rules: {self.options.describe()}"
                 )
-                await self._guard(self._start_bots(), "seating the players")
-                seating = await self._guard(lobby.seat_all(seat.prepare), "seating the players")
+                await self._guard(self._start_bots(hosting), "seating the players")
+                game = await self._guard(hosting.seat_all(), "seating the players")
             finally:
-                leaving = asyncio.create_task(_leave(lobby, discovery))
-            game = self.game = seat.seated(seating)
+                leaving = asyncio.create_task(hosting.leave())
+            self.game = game
             self._roster(game)
             if self.args.human:
                 code = await self._guard(self._human(game), "the game")
@@ -312,34 +315,26 @@ class Demo:
         self.terminated = True
         main.cancel()
 
-    def _lobby_line(self, text: str) -> None:
-        """The lobby's progress: only its news of a player sitting down is used."""
-        if " sits in seat " in text:
-            self._joined.set()
-
-    async def _start_bots(self) -> None:
+    async def _start_bots(self, hosting: Hosting) -> None:
         """Start the computer players one by one, each once the one before has sat down (so
-        each name gets the same seat every time)."""
+        each name gets the same seat every time). Each finds the table by mDNS; with --seed,
+        its secrets derive from the seed (cfnet.cli.demo_bot)."""
         for seat in range(1, self.args.players):
             name = BOT_NAMES[seat - 1]
-            home = self.home / "bots" / name
-            home.mkdir(parents=True, exist_ok=True)
-            # with --seed: `cfnet bot` whose secrets derive from the seed (cfnet.cli.demo_bot)
-            bot = (
-                ["cfnet", "bot"]
-                if self.args.seed is None
-                else ["cfnet.cli.demo_bot", str(self.args.seed)]
-            )
-            command = [
-                sys.executable, "-m", *bot, "--table", self.name,
-                "--interface", LOOPBACK, "--strategy", "greedy", "--player", name,
-                "--wait", str(BOT_FIND_WAIT), "--home", str(home),
-            ]  # fmt: skip
             self._joined.clear()
-            child = self.children.start(name, command, home / "output.txt")
+            hosting.start_bot(
+                BotConfig(
+                    name,
+                    self.home / "bots" / name,
+                    table=self.name,
+                    wait=BOT_FIND_WAIT,
+                    interface=LOOPBACK,
+                    seed=self.args.seed,
+                )
+            )
             self.say(
-                f"started {name} (process {child.process.pid}): cfnet bot --table {self.name}, "
-                "finds it by mDNS"
+                f"started {name} (process {hosting.bots.children[-1].process.pid}): "
+                f"cfnet bot --table {self.name}, finds it by mDNS"
             )
             await self._joined.wait()
 
@@ -474,10 +469,18 @@ class _KeptLogScreen(GameScreen):
         super().on_event(event)
 
 
-async def _leave(lobby: HostLobby, discovery: Discovery) -> None:
-    """Close the lobby and withdraw the table from mDNS (while the game starts)."""
-    await lobby.close()
-    await discovery.close()
+class _Quiet(PlainLines):
+    """The demo's seat 0 prints nothing of the lobby and the game (the demo says what happens
+    itself) and plays as the demo chooses (`Demo._follow`, or the game screen with --human)."""
+
+    def say(self, text: str) -> None:
+        """Nothing."""
+
+    def lobby(self, event: LobbyEvent) -> None:
+        """Nothing."""
+
+    def follow(self, game: NetGame, event: SessionEvent) -> None:
+        """Nothing: the demo takes the game's events from its queue."""
 
 
 # ---------------------------------------------------------------------- the command

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 from collections.abc import Callable
+from pathlib import Path
 
 
 class OptionValueError(argparse.ArgumentTypeError, ValueError):
@@ -56,10 +57,12 @@ def ipv4(text: str) -> str:
 
 def host_port(text: str) -> tuple[str, int]:
     """An argparse `type=`: `HOST:PORT`, the address of a table to join directly."""
-    host, _, port = text.strip().rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) <= 0xFFFF:
-        raise OptionValueError(f"{text!r}: give HOST:PORT, e.g. 192.168.1.20:40123")
-    return host, int(port)
+    from cfnet.net.address import parse_host_port
+
+    try:
+        return parse_host_port(text)
+    except ValueError as exc:
+        raise OptionValueError(str(exc)) from None
 
 
 def port_number(text: str) -> int:
@@ -112,4 +115,17 @@ def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:
         metavar="NAME=VALUE",
         help=f"rule option {scope}".rstrip() + ": rounds=1..10, start_trains=N..8, "
         "double_blank_50=on|off",
+    )
+
+
+def add_home_argument(parser: argparse.ArgumentParser) -> None:
+    """The `--home DIR` option every command that keeps state offers (default: default_home())."""
+    from cfnet.disk.store import HOME_ENV, default_home
+
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"state directory (default: ${HOME_ENV} if set, else {default_home()})",
     )

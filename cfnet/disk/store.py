@@ -10,7 +10,6 @@ that a descriptor table filled by network connections cannot keep a seat from sa
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import fcntl
 import functools
@@ -130,17 +129,6 @@ def default_home(environ: Mapping[str, str] = os.environ, platform: str = sys.pl
     xdg = environ.get("XDG_DATA_HOME", "")
     base = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "share"
     return base / "cfnet"
-
-
-def add_home_argument(parser: argparse.ArgumentParser) -> None:
-    """The `--home DIR` option every command that keeps state offers (default: default_home())."""
-    parser.add_argument(
-        "--home",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help=f"state directory (default: ${HOME_ENV} if set, else {default_home()})",
-    )
 
 
 def prepare_home(home: Path | None = None) -> Path:
@@ -387,9 +375,13 @@ class TableStore:
         return _read_meta(self.path / META_FILE)
 
     @_with_spare
-    def read_log(self) -> bytes:
-        """The log file's bytes as they are on disk."""
-        return (self.path / LOG_FILE).read_bytes()
+    def check_log(self, wires: list[bytes]) -> None:
+        """LocalProtocolError unless the log file holds exactly the entries `wires`, in order
+        (the chain a table checked as it came)."""
+        chain = MAGIC + b"".join(encode_record(wire) for wire in wires)
+        path = self.path / LOG_FILE
+        if path.read_bytes() != chain:
+            raise LocalProtocolError(f"{path} differs from the chain checked here")
 
     def count(self) -> int:
         """How many entries the log holds (stored by `append` or found by `load`)."""

@@ -22,12 +22,12 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.net.handshake import NET_VERSION, TABLE_ID_BYTES
-from cfnet.protocol.wire import MAX_TIMEOUT
+from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
 
 log = logging.getLogger("cfnet.net")
 
 SERVICE_TYPE = "_cfnet._tcp.local."
-MAX_NAME_BYTES = 40
+MAX_NAME_BYTES = 40  # a DNS label and the `host` TXT value are cut to this (fit_name)
 RESOLVE_TIMEOUT_MS = 3000
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
@@ -60,13 +60,12 @@ def fit_name(name: str, limit: int = MAX_NAME_BYTES) -> str:
 
 
 def check_name(name: str, what: str = "table name") -> str:
-    """`name` stripped, if it is 1..40 UTF-8 bytes of printable text; else LocalProtocolError."""
-    name = name.strip()
-    if not name or len(name.encode("utf-8")) > MAX_NAME_BYTES or not name.isprintable():
-        raise LocalProtocolError(
-            f"{what} {name!r}: use 1 to {MAX_NAME_BYTES} bytes of printable text"
-        )
-    return name
+    """`name` stripped, if the genesis takes it as a name (`check_display_name`: 1..40
+    printable characters); else LocalProtocolError saying so."""
+    try:
+        return check_display_name(name.strip(), what)
+    except ValueError as exc:
+        raise LocalProtocolError(str(exc)) from None
 
 
 @dataclass(frozen=True, slots=True)

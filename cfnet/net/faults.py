@@ -8,12 +8,14 @@ LocalProtocolError naming the variable. `random` is fine here: nothing secret de
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import random
 from collections.abc import Mapping
 
 from cfnet.errors import LocalProtocolError
+from cfnet.net.mesh import Mesh
 
 CHAOS_ENV = "CFNET_TEST_CHAOS"
 DEFAULT_RATE = 0.05
@@ -25,6 +27,17 @@ class Chaos:
     def __init__(self, seed: int, rate: float) -> None:
         self._rng = random.Random(seed)
         self._rate = rate
+        self._cuts: set[asyncio.Task[None]] = set()
+
+    def after_entry(self, mesh: Mesh) -> None:
+        """An entry was appended: maybe cut one of `mesh`'s links now (in a task)."""
+        key = self.pick(list(mesh.connected))
+        if key is not None:
+            cut = asyncio.get_running_loop().create_task(
+                mesh.disconnect(key, "test: link cut at random")
+            )
+            self._cuts.add(cut)
+            cut.add_done_callback(self._cuts.discard)
 
     def pick(self, connected: list[bytes]) -> bytes | None:
         """The peer key whose link to cut now, or None."""

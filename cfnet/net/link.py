@@ -40,12 +40,16 @@ ACCEPT_EXHAUSTED = "socket.accept() out of system resource"  # asyncio's words; 
 
 
 class LinkClosed(ConnectionError):
-    """The link is closed; `reason` says why, `error` is the peer's fault if there was one."""
+    """The link is closed; `reason` says why, `error` is the peer's fault if there was one,
+    `by_peer` whether the peer closed it saying why (a `bye`)."""
 
-    def __init__(self, reason: str, error: PeerProtocolError | None = None) -> None:
+    def __init__(
+        self, reason: str, error: PeerProtocolError | None = None, by_peer: bool = False
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.error = error
+        self.by_peer = by_peer
 
 
 class Link:
@@ -123,7 +127,7 @@ class Link:
             raise self._closed_error()
         if message["t"] == "bye":
             reason = str(message.get("reason"))[:MAX_REASON]
-            await self._end(f"peer said goodbye: {reason!r}", notify=False)
+            await self._end(f"peer said goodbye: {reason!r}", notify=False, by_peer=True)
             raise self._closed_error()
         return message
 
@@ -184,11 +188,16 @@ class Link:
         return self._closed
 
     async def _end(
-        self, reason: str, *, notify: bool = True, error: PeerProtocolError | None = None
+        self,
+        reason: str,
+        *,
+        notify: bool = True,
+        error: PeerProtocolError | None = None,
+        by_peer: bool = False,
     ) -> None:
         if self._closed is not None:
             return
-        self._closed = LinkClosed(reason, error)
+        self._closed = LinkClosed(reason, error, by_peer)
         log.log(
             logging.WARNING if error else logging.INFO, "link %s closed: %s", self.label, reason
         )

@@ -30,24 +30,28 @@ from typing import Any
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.net.discovery import Discovery, TableInfo, parse_rules
-from cfnet.net.handshake import (
-    TABLE_ID_BYTES,
-    Handshake,
-    HandshakeResult,
-    WrongJoinCode,
-)
+from cfnet.net.discovery import Discovery, TableInfo, check_name
+from cfnet.net.handshake import TABLE_ID_BYTES, Handshake, WrongJoinCode
 from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
+from cfnet.net.roster import (
+    LOBBY_IDLE,
+    LOBBY_PING,
+    LobbyError,
+    Roster,
+    Say,
+    Unreachable,
+    authenticate,
+    connect,
+    parse_roster,
+    receive,
+)
+from cfnet.net.watch import Watchers
 from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
-from cfnet.protocol.wire import check_display_name
-from cfnet.record.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
+from cfnet.record.identity import Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")
 
 SIT_TIMEOUT = 10.0
-CONNECT_TIMEOUT = 5.0
-LOBBY_PING = 5.0  # a ping goes on a lobby link on which nothing was sent for this long
-LOBBY_IDLE = 15.0  # a lobby link on which nothing was received for this long is dropped
 MAX_CODE_FAILURES = 5  # wrong join codes (and attempts under way) per address...
 CODE_FAILURE_WINDOW = 60.0  # ...within this many seconds; then the address is refused
 TABLE_CODE_FAILURES = 10  # wrong join codes (and attempts under way) at the table...
@@ -58,19 +62,31 @@ Prepare = Callable[[bytes, int], Awaitable[int]]
 """Called with (genesis wire, my seat) once the table is set; opens the mesh listener and
 returns its port."""
 
-Say = Callable[[str], None]
 Addr = tuple[str, int]
 
-OnRoster = Callable[[list[tuple[str, bytes]], int], None]
-"""Told (every seated player's (name, key) by seat, the number of seats) when the roster changes."""
+
+@dataclass(frozen=True, slots=True)
+class TableOpened:
+    """The host's table is open (on `port`) with the host alone in seat 0."""
+
+    port: int
+    roster: Roster
 
 
-class LobbyError(LocalProtocolError):
-    """Seating failed: the table refused us, went away, or sent something we cannot use."""
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    """A joiner sat down at the host's table: its seat, its name and its key."""
+
+    seat: int
+    name: str
+    key: bytes
 
 
-class Unreachable(LobbyError):
-    """Nobody answers at the table's address, or not with the key the table advertised."""
+LobbyEvent = TableOpened | SeatTaken | Roster
+"""What a lobby tells its seat besides its sentences: the table opened, a joiner sat down (the
+host's side), the roster changed (a `Roster`, each time it changes)."""
+
+OnEvent = Callable[[LobbyEvent], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,32 +100,9 @@ class Seating:
 
 
 def check_player(name: str) -> str:
-    """`name` stripped, if `check_display_name` takes it (LocalProtocolError otherwise)."""
-    try:
-        return check_display_name(name.strip(), "player name")
-    except ValueError as exc:
-        raise LocalProtocolError(str(exc)) from None
-
-
-def _roster(names: list[tuple[str, bytes]], seats: int, watching: object = 0) -> list[str]:
-    lines = [f"  seat {i}: {name} ({fingerprint(key)})" for i, (name, key) in enumerate(names)]
-    lines += [f"  seat {i}: (free)" for i in range(len(names), seats)]
-    return lines + ([f"  watching: {watching}"] if type(watching) is int and watching > 0 else [])
-
-
-async def _receive(link: Link, idle: float, who: str) -> dict[str, Any]:
-    """The next lobby message other than a ping; LobbyError (after closing the link) if
-    nothing came from `who` for `idle` s, LinkClosed if the link closed."""
-    while True:
-        try:
-            async with asyncio.timeout(idle):
-                message = await link.receive()
-        except TimeoutError:
-            reason = f"nothing received for {idle:g} s"
-            await link.close(reason)
-            raise LobbyError(f"{who} stopped answering ({reason})") from None
-        if message["t"] != "ping":
-            return message
+    """`name` stripped, if it is a name (`check_name`: 1..40 printable characters);
+    LocalProtocolError otherwise."""
+    return check_name(name, "player name")
 
 
 class _Guesses:
@@ -226,14 +219,12 @@ class HostLobby:
         interface: str,
         port: int = 0,
         say: Say = print,
-        on_roster: OnRoster | None = None,
+        on_event: OnEvent | None = None,
         ping_interval: float = LOBBY_PING,
         idle_timeout: float = LOBBY_IDLE,
         clock: Callable[[], float] = time.monotonic,
         watchers: bool = True,
     ) -> None:
-        from cfnet.net.watch import Watchers
-
         options.check(seats)
         self.identity = identity
         self.table_id = os.urandom(TABLE_ID_BYTES)
@@ -247,7 +238,7 @@ class HostLobby:
         self._interface = interface
         self._port = port
         self._say = say
-        self._on_roster = on_roster
+        self._on_event = on_event
         self._ping_interval = ping_interval
         self._idle_timeout = idle_timeout
         self._guesses = _Guesses(
@@ -307,12 +298,15 @@ class HostLobby:
             f"you sit in seat 0 as {self.player} "
             f"({fingerprint(self.identity.public)})"
         )
-        if self._on_roster is not None:
-            self._on_roster([(self.player, self.identity.public)], self.seats)
+        if self._on_event is not None:
+            self._on_event(TableOpened(port, self._roster()))
         return port
 
     def _names(self) -> list[tuple[str, bytes]]:
         return [(self.player, self.identity.public)] + [(j.name, j.key) for j in self._joiners]
+
+    def _roster(self) -> Roster:
+        return Roster(self._names(), self.seats, self.options, self.timeout, len(self.watchers))
 
     async def seat_all(self, prepare: Prepare) -> Seating:
         """Wait until every seat is taken, then sign and hand out the genesis."""
@@ -394,7 +388,7 @@ class HostLobby:
                         self._say(line)
                 return
         try:
-            message = await _receive(link, SIT_TIMEOUT, "the joiner")
+            message = await receive(link, SIT_TIMEOUT, "the joiner")
             if message["t"] == "watch":  # a spectator (net/watch.py)
                 await self.watchers.serve(link, result.peer_key, message)
                 return
@@ -404,7 +398,10 @@ class HostLobby:
             return
         joiner = _Joiner(player, result.peer_key, link, host)
         self._joiners.append(joiner)
-        self._say(f"{player} ({fingerprint(joiner.key)}) sits in seat {len(self._joiners)}")
+        seat = len(self._joiners)
+        self._say(f"{player} ({fingerprint(joiner.key)}) sits in seat {seat}")
+        if self._on_event is not None:
+            self._on_event(SeatTaken(seat, player, joiner.key))
         await self._roster_changed()
         await self._listen(joiner)
 
@@ -430,7 +427,7 @@ class HostLobby:
         try:
             async with link.pinging(self._ping_interval):
                 while True:
-                    message = await _receive(link, self._idle_timeout, joiner.name)
+                    message = await receive(link, self._idle_timeout, joiner.name)
                     port = message.get("port")
                     if (
                         message["t"] == "ready"
@@ -461,10 +458,8 @@ class HostLobby:
                 self._full.set()
             else:
                 self._full.clear()
-            for line in _roster(names, self.seats, len(self.watchers)):
-                self._say(line)
-            if self._on_roster is not None:
-                self._on_roster(names, self.seats)
+            if self._on_event is not None:
+                self._on_event(self._roster())
             message = {
                 "t": "seats",
                 "seats": [[name, key] for name, key in names],
@@ -481,17 +476,6 @@ class HostLobby:
             self._info = replace(self._info, taken=len(names))
             with contextlib.suppress(Exception):
                 await self._discovery.update(self._info, [self._interface])
-
-
-@dataclass(frozen=True, slots=True)
-class _Roster:
-    """What the last `seats` message said: (name, key) by seat, the seats, the rules, the
-    timeout (None from a host that does not send it)."""
-
-    names: list[tuple[str, bytes]]
-    seats: int
-    rules: RuleOptions
-    timeout: int | None = None
 
 
 def check_timeout(timeout: int, least: int) -> None:
@@ -514,7 +498,7 @@ async def join_table(
     code: str | None = None,
     advertised: TableInfo | None = None,
     say: Say = print,
-    on_roster: OnRoster | None = None,
+    on_event: OnEvent | None = None,
     ping_interval: float = LOBBY_PING,
     idle_timeout: float = LOBBY_IDLE,
     min_timeout: int = 0,
@@ -530,29 +514,16 @@ async def join_table(
         raise LobbyError(advertised.refusal)
     if advertised is not None and advertised.timeout is not None:
         check_timeout(advertised.timeout, min_timeout)
+    link, local_host = await connect(host, port)
+    seat = _Sitting(identity, player, link, advertised, say, on_event, idle_timeout, min_timeout)
     try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port), CONNECT_TIMEOUT
-        )
-    except (OSError, TimeoutError) as exc:
-        raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
-    local_host = str(writer.get_extra_info("sockname")[0])
-    link = Link(reader, writer)
-    seat = _Sitting(identity, player, link, advertised, say, on_roster, idle_timeout, min_timeout)
-    try:
-        handshake = Handshake(
-            identity,
-            initiator=True,
-            table_id=None if advertised is None else advertised.table_id,
-            join_code=code,
-        )
         try:
-            result = await link.handshake(handshake)
+            result = await authenticate(link, identity, code, advertised)
         except LinkClosed as exc:
-            if exc.reason.startswith("peer said goodbye"):
+            if exc.by_peer:
                 raise  # a table that refused us, saying why
             raise Unreachable(f"no table answers at {host}:{port}: {exc.reason}") from None
-        seat.check_host(result)
+        seat.table_id, seat.host_key = result.table_id, result.peer_key
         async with link.pinging(ping_interval):
             genesis, mine, addresses = await seat.run(prepare, host)
         return Seating(genesis, mine, addresses, local_host)
@@ -578,7 +549,7 @@ class _Sitting:
         link: Link,
         advertised: TableInfo | None,
         say: Say,
-        on_roster: OnRoster | None,
+        on_event: OnEvent | None,
         idle_timeout: float,
         min_timeout: int,
     ) -> None:
@@ -587,47 +558,30 @@ class _Sitting:
         self.link = link
         self.advertised = advertised
         self.say = say
-        self.on_roster = on_roster
+        self.on_event = on_event
         self.idle_timeout = idle_timeout
         self.min_timeout = min_timeout
         self.table_id = b""
         self.host_key = b""
-        self.roster: _Roster | None = None
-
-    def check_host(self, result: HandshakeResult) -> None:
-        """The host's key must be the advertised one."""
-        self.table_id, self.host_key = result.table_id, result.peer_key
-        advertised = self.advertised
-        if advertised is not None and fingerprint(self.host_key) != advertised.fingerprint:
-            raise Unreachable(
-                f"the host's key is {fingerprint(self.host_key)}, "
-                f"the table advertised {advertised.fingerprint}"
-            )
+        self.roster: Roster | None = None
 
     async def run(self, prepare: Prepare, host: str) -> tuple[bytes, int, dict[int, Addr]]:
         """Sit, follow the roster, check the genesis, say ready; (genesis, seat, addresses)."""
         await self.link.send({"t": "sit", "name": self.player})
-        shown: list[str] = []
         genesis: bytes | None = None
         seat = -1
         while True:
-            message = await _receive(self.link, self.idle_timeout, "the host")
+            message = await receive(self.link, self.idle_timeout, "the host")
             kind = message["t"]
             if kind == "seats" and genesis is None:
-                first = self.roster is None
-                self.roster = _roster_of(message)
-                if first and self.roster.timeout is not None:
+                last, self.roster = self.roster, parse_roster(message)
+                if last is None and self.roster.timeout is not None:
                     check_timeout(self.roster.timeout, self.min_timeout)
                     self.say(
                         f"each seat has {self.roster.timeout} s to answer (the table's timeout)"
                     )
-                lines = _roster(self.roster.names, self.roster.seats, message.get("watching"))
-                if lines != shown:
-                    shown = lines
-                    for line in lines:
-                        self.say(line)
-                    if self.on_roster is not None:
-                        self.on_roster(self.roster.names, self.roster.seats)
+                if self.on_event is not None and self.roster != last:
+                    self.on_event(self.roster)
             elif kind == "start" and genesis is None and isinstance(message.get("genesis"), bytes):
                 genesis, seat = self.check_genesis(message["genesis"])
                 await self.link.send({"t": "ready", "port": await prepare(genesis, seat)})
@@ -675,36 +629,6 @@ class _Sitting:
             f"table {name!r} starts: you are seat {mine[0]} of {len(seats)} ({options.describe()})"
         )
         return entry.wire, mine[0]
-
-
-def _roster_of(message: dict[str, Any]) -> _Roster:
-    """What a 'seats' message says; LobbyError if it is malformed."""
-    rows, seats, rules = message.get("seats"), message.get("of"), message.get("rules")
-    timeout = message.get("timeout")
-    if not (
-        isinstance(rows, list)
-        and type(seats) is int
-        and isinstance(rules, str)
-        and (timeout is None or type(timeout) is int)
-    ):
-        raise LobbyError("malformed 'seats' message")
-    names: list[tuple[str, bytes]] = []
-    for row in rows:
-        if not (
-            isinstance(row, list)
-            and len(row) == 2
-            and isinstance(row[1], bytes)
-            and len(row[1]) == PUBLIC_KEY_BYTES
-        ):
-            raise LobbyError("malformed 'seats' message")
-        try:  # shown as it came: checked as the genesis will be
-            names.append((check_display_name(row[0], "player name"), row[1]))
-        except ValueError as exc:
-            raise LobbyError(f"malformed 'seats' message: {exc}") from None
-    try:
-        return _Roster(names, seats, parse_rules(rules), timeout)
-    except ValueError:
-        raise LobbyError(f"malformed 'seats' message: rules {rules[:100]!r}") from None
 
 
 def _addresses(message: dict[str, Any], host: str) -> dict[int, Addr]:

@@ -20,20 +20,18 @@ from typing import Any
 
 from cfnet.net.discovery import TableInfo
 from cfnet.net.framing import encode_frame, entry_frame
-from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import (
-    CONNECT_TIMEOUT,
+from cfnet.net.mesh import EntryStore
+from cfnet.net.roster import (
     LOBBY_IDLE,
     LOBBY_PING,
     LobbyError,
     Say,
-    Unreachable,
-    _receive,
-    _roster,
-    _roster_of,
+    authenticate,
+    connect,
+    parse_roster,
+    receive,
 )
-from cfnet.net.mesh import EntryStore
 from cfnet.protocol.wire import check_display_name
 from cfnet.record.entry import MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
@@ -140,7 +138,7 @@ class Watchers:
         try:
             async with link.pinging(self._ping_interval):
                 while True:
-                    got = await _receive(link, self._idle_timeout, watcher.name)
+                    got = await receive(link, self._idle_timeout, watcher.name)
                     await link.close(f"a watcher posts nothing (it sent {got['t']!r})")
         except (LinkClosed, LobbyError):
             pass
@@ -200,26 +198,9 @@ async def watch_table(
     LobbyError if the host refuses us or the link breaks before the end."""
     if advertised is not None and advertised.refusal is not None:
         raise LobbyError(advertised.refusal)
+    link, _ = await connect(host, port)
     try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port), CONNECT_TIMEOUT
-        )
-    except (OSError, TimeoutError) as exc:
-        raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
-    link = Link(reader, writer)
-    try:
-        handshake = Handshake(
-            identity,
-            initiator=True,
-            table_id=None if advertised is None else advertised.table_id,
-            join_code=code,
-        )
-        result = await link.handshake(handshake)
-        if advertised is not None and fingerprint(result.peer_key) != advertised.fingerprint:
-            raise Unreachable(
-                f"the host's key is {fingerprint(result.peer_key)}, "
-                f"the table advertised {advertised.fingerprint}"
-            )
+        result = await authenticate(link, identity, code, advertised)
         await link.send({"t": "watch", "name": name})
         return await _follow(link, result.table_id, on_entry, say, ping_interval, idle_timeout)
     except LinkClosed as exc:
@@ -257,13 +238,12 @@ async def _follow(
     try:
         async with link.pinging(ping_interval):
             while not checker.done():
-                message = await _receive(link, idle_timeout, "the host")
+                message = await receive(link, idle_timeout, "the host")
                 kind = message["t"]
                 if kind == "entry" and isinstance(message.get("wire"), bytes):
                     wires.put_nowait(message["wire"])
                 elif kind == "seats":
-                    roster = _roster_of(message)
-                    lines = _roster(roster.names, roster.seats, message.get("watching"))
+                    lines = parse_roster(message).lines()
                     if lines != shown:
                         shown = lines
                         for line in lines:

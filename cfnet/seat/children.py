@@ -1,6 +1,8 @@
 """Child processes a command starts (computer players): each in its own session (Ctrl-C
 reaches only the command, which stops them), each told by the kernel to exit should the command
-die (Linux); `Children.stop()` leaves none behind."""
+die (Linux); `Children.stop()` leaves none behind. `Children.start_bot` is the one way a computer
+player's `cfnet bot` process is started (by `cfnet host --bots`, the lobby screen and the demo).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from cfnet.disk.store import load_identity, prepare_home
+from cfnet.game.expert_bot import DEFAULT_THINK
 
 STOP_WAIT = 3.0  # after SIGTERM, how long a child may take before it is killed
 
@@ -59,8 +64,41 @@ def _die_with_parent() -> Callable[[], None] | None:
     return arm
 
 
+@dataclass(frozen=True, slots=True)
+class BotConfig:
+    """A computer player's `cfnet bot` process: its name, its own state directory, strategy
+    and thinking budget; the table at `connect` (HOST, PORT), or by `table` name on the LAN
+    (looked for `wait` s, on `interface`); the join code. `seed`: the demo's bot, whose secrets
+    derive from it (cfnet.cli.demo_bot)."""
+
+    name: str
+    home: Path
+    strategy: str = "greedy"
+    think: float = DEFAULT_THINK
+    rollouts: int | None = None
+    connect: tuple[str, int] | None = None
+    table: str | None = None
+    wait: float | None = None
+    interface: str | None = None
+    code: str | None = None
+    seed: int | None = None
+
+    def command(self) -> list[str]:
+        """The process's command line."""
+        program = ["cfnet", "bot"] if self.seed is None else ["cfnet.cli.demo_bot", str(self.seed)]
+        command = [sys.executable, "-m", *program, "--strategy", self.strategy]
+        command += ["--home", str(self.home), "--player", self.name, f"--think={self.think}"]
+        command += [] if self.rollouts is None else [f"--rollouts={self.rollouts}"]
+        if self.connect is not None:
+            command += ["--connect", f"{self.connect[0]}:{self.connect[1]}"]
+        command += [] if self.table is None else ["--table", self.table]
+        command += [] if self.wait is None else ["--wait", str(self.wait)]
+        command += [] if self.interface is None else ["--interface", self.interface]
+        return command + ([] if self.code is None else ["--code", self.code])
+
+
 class Children:
-    """The demo's child processes: started in their own session (Ctrl-C reaches the demo only,
+    """A command's child processes: started in their own session (Ctrl-C reaches the demo only,
     which stops them), each told to exit should the demo die; `stop()` leaves none behind."""
 
     def __init__(self) -> None:
@@ -80,6 +118,12 @@ class Children:
         child = Child(name, process, output)
         self.children.append(child)
         return child
+
+    def start_bot(self, bot: BotConfig) -> tuple[Child, bytes]:
+        """Start the computer player `bot` (its output in its home's output.txt); the child
+        and its identity key, made here first so that its seat is known as a computer's."""
+        key = load_identity(prepare_home(bot.home)).public
+        return self.start(bot.name, bot.command(), bot.home / "output.txt"), key
 
     def failed(self) -> str | None:
         """What went wrong if a child has exited with an error, else None."""

@@ -7,9 +7,10 @@ truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyn
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
 the game (nothing more is taken or posted). After the end the seat lingers until
 every seat not blamed announces the same final chain (or the grace period ends).
-It is also a `GameSession`, so the game screen can play a seat, and it prints plain lines for
-computer seats and scripts. At the end the saved file is checked to be exactly the chain the
-table verified as it came. `chaos` (tests only, net/chaos_sim.py) cuts links at random.
+It is also a `GameSession`, so the game screen can play a seat; `follow` sees every session
+event (the plain lines of a computer seat). At the end the saved file is checked to be exactly
+the chain the table verified as it came. `chaos` (tests only, net/faults.py) cuts links at
+random.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from cfnet.protocol.events import (
 from cfnet.protocol.table import Table
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
-from cfnet.record.logfile import MAGIC, encode_record
 from cfnet.seat.session import (
     GameAborted,
     GameEnded,
@@ -61,14 +61,15 @@ CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
 FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
 
-Say = Callable[[str], None]
+Follow = Callable[["NetGame", SessionEvent], None]
+"""Shown each session event of a game as it happens (plain lines for a computer seat)."""
 
 
 class NetGame:
     """One seat at a table on the LAN: its `Table`, `TableStore` and `Mesh`.
 
     `player` plays the seat if given (a computer seat); otherwise moves come through `submit`
-    (the game screen). `say` prints plain progress lines (None: quiet)."""
+    (the game screen). `follow` sees every session event (None: nobody)."""
 
     def __init__(
         self,
@@ -77,7 +78,7 @@ class NetGame:
         store: TableStore,
         *,
         player: Player | None = None,
-        say: Say | None = None,
+        follow: Follow | None = None,
         chaos: Chaos | None = None,
     ) -> None:
         if table.local is None or table.me is None:
@@ -86,7 +87,7 @@ class NetGame:
         self.table = table
         self.store = store
         self.player = player
-        self._say = say
+        self._follow = follow
         self._chaos = chaos
         self._local = table.local
         self._saved_seeds = dict(self._local.seeds)
@@ -95,10 +96,8 @@ class NetGame:
         self._wake = asyncio.Event()
         self._queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
         self._fatal: BaseException | None = None
-        self._watch: tuple[int | None, int, float] = (None, -1, time.monotonic())
-        self._noticed = False
+        self._waiting = _Waiting(min(5.0, table.timeout / 3))
         self._task: asyncio.Task[int] | None = None
-        self._cuts: set[asyncio.Task[None]] = set()
         self.result: SessionEvent | None = None
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
@@ -273,25 +272,20 @@ class NetGame:
                 self.store.append(event.entry, durable=durable)
                 if self.watchers is not None:  # after it is stored, as for the peers
                     self.watchers.entry(event.entry.wire)
-                self._cut_links()
+                if self._chaos is not None:
+                    self._chaos.after_entry(self.mesh)
             elif isinstance(event, Superseded):  # the abort that follows replaces the rest
                 self.store.truncate(event.seq)
             elif isinstance(event, RoundStarted):
                 self._emit(RoundBegan(event.round_number, event.starter))
-                self._line(f"round {event.round_number}: {self._who(event.starter)} starts")
             elif isinstance(event, MoveMade):
                 self._emit(Moved(event.seat, event.move, event.drawn))
             elif isinstance(event, RoundScored):
                 self._emit(self._round_ended(event))
-                self._line(
-                    f"round {event.round_number}: scores {list(event.scores)}, "
-                    f"totals {list(event.totals)}"
-                )
             elif isinstance(event, FaultFound):
                 fault = event.fault
                 text = f"{self._who(fault.seat)} {fault.detail} ({fault.code})"
-                self._emit(Notice(text))
-                self._line(f"fault: {text}")
+                self._emit(Notice(text, fault=True))
             elif isinstance(event, Aborted):
                 fault = event.fault
                 text = (
@@ -313,48 +307,25 @@ class NetGame:
             "audited: every shuffle, key and move checked",
         )
 
-    def _cut_links(self) -> None:
-        key = None if self._chaos is None else self._chaos.pick(list(self.mesh.connected))
-        if key is not None:
-            cut = asyncio.get_running_loop().create_task(
-                self.mesh.disconnect(key, "test: link cut at random")
-            )
-            self._cuts.add(cut)
-            cut.add_done_callback(self._cuts.discard)
-
     def _emit(self, event: SessionEvent) -> None:
         if self.player is None:
             self._queue.put_nowait(event)
-
-    def _line(self, text: str) -> None:
-        if self._say is not None:
-            self._say(text)
+        if self._follow is not None:
+            self._follow(self, event)
 
     def _who(self, seat: int) -> str:
         return f"seat {seat} ({self.table.seats[seat].name})"
 
-    def _notice_after(self) -> float:
-        return min(5.0, self.table.timeout / 3)
-
     def _next_wakeup(self) -> float | None:
         """The table's next deadline, or when to say whom we are waiting for."""
-        deadline = self.table.next_deadline()
-        awaited = self.table.awaited
-        seen = (awaited, len(self.table.entries))
-        if seen != self._watch[:2]:
-            self._watch = (*seen, time.monotonic())
-            self._noticed = False
-        since = self._watch[2]
-        notice: float | None = None
-        if awaited is not None and awaited != self.table.me and not self._noticed:
-            notice = since + self._notice_after()
-            if time.monotonic() >= notice:
-                self._noticed = True
-                text = f"waiting for {self._who(awaited)}"
-                self._emit(Notice(text))
-                self._line(text)
-                notice = None
-        times = [t for t in (deadline, notice) if t is not None]
+        awaited = None if self.table.awaited == self.table.me else self.table.awaited
+        now = time.monotonic()
+        notice = self._waiting.due(awaited, len(self.table.entries), now)
+        if notice is not None and notice <= now:
+            assert awaited is not None
+            self._emit(Notice(f"waiting for {self._who(awaited)}"))
+            notice = None
+        times = [t for t in (self.table.next_deadline(), notice) if t is not None]
         return min(times) if times else None
 
     async def _linger(self) -> None:
@@ -382,32 +353,38 @@ class NetGame:
         """Save the final metadata, check the log file holds exactly the chain the table
         checked live, emit the result; the exit code."""
         table = self.table
-        chain = MAGIC + b"".join(encode_record(entry.wire) for entry in table.entries)
         try:
             if table.finished:
                 self.store.save_meta(replace(self.store.meta, finished=True))
-            if self.store.read_log() != chain:
-                raise LocalProtocolError(f"{self.log_path} differs from the chain checked here")
+            self.store.check_log([entry.wire for entry in table.entries])
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
         self.store.close()
         if self._fatal is not None:
-            self._line(f"stopped: {self._fatal}")
-            self._emit(GameAborted(f"this peer stopped: {self._fatal}"))
+            self._emit(GameAborted(f"this peer stopped: {self._fatal}", str(self._fatal)))
             return 1
-        result = self.result
-        if isinstance(result, GameEnded):
-            totals = list(result.totals)
-            winners = " and ".join(self._who(s) for s in result.winners)
-            self._line(f"game over: totals {totals}; winner: {winners}")
-        elif isinstance(result, GameAborted):
-            self._line(f"game aborted: {result.reason}")
-        self._line(f"log saved: {self.log_path} ({len(table.entries)} entries)")
-        if isinstance(result, GameEnded):
-            self._line(
-                "verified: the log is a complete, valid game (every signature, shuffle, key, "
-                "move and round audit checked as it came)"
-            )
-        if result is not None:
-            self._emit(result)
-        return 0 if isinstance(result, GameEnded) else 3
+        if self.result is not None:
+            self._emit(self.result)
+        return 0 if isinstance(self.result, GameEnded) else 3
+
+
+class _Waiting:
+    """When to say whom the table waits for: once per wait (the same seat awaited with the
+    same chain), `after` s into it."""
+
+    def __init__(self, after: float) -> None:
+        self._after = after
+        self._wait: tuple[int | None, int] = (None, -1)
+        self._since = time.monotonic()
+        self._said = False
+
+    def due(self, awaited: int | None, entries: int, now: float) -> float | None:
+        """When to say it (the past: now, and it counts as said), or None: not in this wait
+        (`awaited` None: the table waits for nobody else)."""
+        if (awaited, entries) != self._wait:
+            self._wait, self._since, self._said = (awaited, entries), now, False
+        if awaited is None or self._said:
+            return None
+        when = self._since + self._after
+        self._said = now >= when
+        return when

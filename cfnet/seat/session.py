@@ -35,9 +35,11 @@ class Moved:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Something the player should know that is not a move, e.g. 'waiting for Bob'."""
+    """Something the player should know that is not a move, e.g. 'waiting for Bob';
+    `fault`: a seat's fault the table found."""
 
     text: str
+    fault: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +69,11 @@ class GameEnded:
 
 @dataclass(frozen=True, slots=True)
 class GameAborted:
-    """The game stopped before its end, e.g. a peer was caught cheating or left."""
+    """The game stopped before its end, e.g. a peer was caught cheating or left; `failure`:
+    this seat's own failure that stopped it (None: the table's abort)."""
 
     reason: str
+    failure: str | None = None
 
 
 SessionEvent = RoundBegan | Moved | Notice | RoundEnded | GameEnded | GameAborted

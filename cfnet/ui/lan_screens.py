@@ -8,9 +8,7 @@ the selected one or one by address; wait in the lobby until the table starts; pl
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import re
 import textwrap
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
@@ -29,24 +27,29 @@ from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, 
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
-from cfnet.cli.options import host_port
 from cfnet.disk.store import load_identity, prepare_home
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import WIDTH, score_lines
+from cfnet.net.address import parse_host_port
 from cfnet.net.discovery import Discovery, TableBrowser, TableInfo, check_name
-from cfnet.net.lobby import Seating
+from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
+from cfnet.net.roster import Roster
+from cfnet.protocol.wire import MAX_NAME_CHARS
 from cfnet.record.identity import Identity, fingerprint
-from cfnet.seat import peer
+from cfnet.seat.config import HostConfig, JoinConfig, PeerConfig
+from cfnet.seat.host import check_host, host
+from cfnet.seat.join import join as join_table
 from cfnet.seat.net_game import NetGame
-from cfnet.seat.session import GameAborted, GameEnded
+from cfnet.seat.seating import AddBot, player_name
+from cfnet.seat.session import GameAborted, GameEnded, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.spectate import Spectator
 from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane, scroll_to
+from cfnet.ui.watching import watch_found
 
 LOG_ROWS = 4
-ROSTER_LINE = re.compile(r"  seat \d+: ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,7 +468,7 @@ class BrowserScreen(_Page):
             self._choose(WatchTable(table, None))
 
     def _connect(self, text: str) -> None:
-        address = host_port(text)
+        address = parse_host_port(text)
         self.ask(
             _Question(
                 "Join code [none]",
@@ -482,9 +485,7 @@ class BrowserScreen(_Page):
     # -- hosting: five questions, each with a default
 
     def _ask_host(self) -> None:
-        default = f"{self.player}'s table"
-        while len(default.encode()) > 40:
-            default = default[:-1]
+        default = f"{self.player}'s table"[:MAX_NAME_CHARS].strip()
         self.ask(_Question(f"Table name [{default}]", self._host_name, default))
 
     def _host_name(self, text: str) -> None:
@@ -573,11 +574,8 @@ def _code(text: str, required: bool) -> str | None:
 class LobbyScreen(_Page):
     """Who sits where, live, until the table starts; the host may seat computer players."""
 
-    def __init__(
-        self, terminal: Terminal, table: str = "", bots: int = 0, timeout: int | None = None
-    ) -> None:
-        """`bots`: computer players started with the table (on their way to a seat);
-        `timeout`: the table's, if known."""
+    def __init__(self, terminal: Terminal, table: str = "", timeout: int | None = None) -> None:
+        """`timeout`: the table's, if known."""
         super().__init__(terminal)
         self.table = table
         self.timeout = timeout
@@ -585,14 +583,19 @@ class LobbyScreen(_Page):
         self.seats = 0
         self.me = b""
         self.left = False
-        self._add_bot: Callable[[], None] | None = None
-        self._bots = bots
+        self._add_bot: AddBot | None = None
+        self._bots: list[bytes] = []  # the keys of the computer players started here
 
     async def seat(
-        self, seating: Awaitable[Seating], add_bot: Callable[[], None] | None, me: bytes
+        self,
+        seating: Awaitable[Seating],
+        add_bot: AddBot | None,
+        me: bytes,
+        bots: Sequence[bytes] = (),
     ) -> Seating:
-        """Show the lobby while `seating` runs; its result, or LeftTable if the person left."""
-        self._add_bot, self.me = add_bot, me
+        """Show the lobby while `seating` runs (`bots`: the computer players started with the
+        table, on their way to a seat); its result, or LeftTable if the person left."""
+        self._add_bot, self.me, self._bots = add_bot, me, list(bots)
         task = asyncio.ensure_future(seating)
 
         def done(_: object) -> None:
@@ -676,48 +679,52 @@ class LobbyScreen(_Page):
                 self.error("every free seat has a player or a computer player on its way")
                 return
             for _ in range(free if word in ("s", "start") else 1):
-                self._bots += 1
-                self._add_bot()
+                self._bots.append(self._add_bot())
             self.info("Computer players are on their way to their seats.")
         else:
             allowed = "bot, start or leave" if self._hosting() else "leave"
             self.error(f"{text!r} is not a lobby command: type {allowed}")
 
     def _pending_bots(self) -> int:
-        seated = {name for name, _ in self.names}
-        return sum(f"bot{i}" not in seated for i in range(1, self._bots + 1))
+        seated = {key for _, key in self.names}
+        return sum(key not in seated for key in self._bots)
 
 
 class SeatScreens:
     """A person's seat: the lobby screen while seating, then the game screen."""
 
     def __init__(
-        self,
-        terminal: Terminal | None = None,
-        title: str = "",
-        bots: int = 0,
-        timeout: int | None = None,
+        self, terminal: Terminal | None = None, title: str = "", timeout: int | None = None
     ) -> None:
         self.terminal = terminal or Terminal()
-        self.lobby = LobbyScreen(self.terminal, title, bots, timeout)
+        self.screen = LobbyScreen(self.terminal, title, timeout)
         self.game: GameScreen | None = None
 
     @property
     def current(self) -> LobbyScreen | GameScreen:
-        return self.lobby if self.game is None else self.game
+        return self.screen if self.game is None else self.game
 
     def say(self, text: str) -> None:
-        """A lobby message; the roster lines are left out (the lobby shows the roster)."""
-        if not ROSTER_LINE.match(text):
-            self.lobby.say(text)
+        """A lobby message, in the lobby screen's messages."""
+        self.screen.say(text)
 
-    def roster(self, names: list[tuple[str, bytes]], seats: int) -> None:
-        self.lobby.roster(names, seats)
+    def lobby(self, event: LobbyEvent) -> None:
+        """The lobby screen shows each roster (the host's from the opening of its table)."""
+        roster = event.roster if isinstance(event, TableOpened) else event
+        if isinstance(roster, Roster):
+            self.screen.roster(roster.names, roster.seats)
 
     async def seat(
-        self, seating: Awaitable[Seating], add_bot: Callable[[], None] | None, me: bytes
+        self,
+        seating: Awaitable[Seating],
+        add_bot: AddBot | None,
+        me: bytes,
+        bots: Sequence[bytes] = (),
     ) -> Seating:
-        return await self.lobby.seat(seating, add_bot, me)
+        return await self.screen.seat(seating, add_bot, me, bots)
+
+    def follow(self, game: NetGame, event: SessionEvent) -> None:
+        """Nothing: the game screen takes the game's events from its queue."""
 
     async def play(self, game: NetGame) -> int:
         """The game screen until the person leaves it; 3 if the game was aborted."""
@@ -769,10 +776,8 @@ class LanClient:
         settings = self.settings
         home = prepare_home(settings.home)
         identity = load_identity(home)
-        common = ["--home", str(home)]
-        common += ["--interface", settings.interface] if settings.interface else []
-        common += ["--player", settings.name] if settings.name else []
-        player = peer.player_name(_parse(_join_options, common), identity)
+        peer = PeerConfig(home=home, interface=settings.interface, player=settings.name)
+        player = player_name(peer, identity)
         note = ("class:info", f"Your key: {fingerprint(identity.public)}")
         while True:
             async with Discovery(settings.interface) as discovery:
@@ -783,7 +788,7 @@ class LanClient:
             if choice is None:
                 return 0
             try:
-                return await self._sit(choice, common, home, identity)
+                return await self._sit(choice, peer, home, identity)
             except LeftTable:
                 note = ("class:info", "You left the table.")
             except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
@@ -791,34 +796,40 @@ class LanClient:
             finally:
                 self.seat = None
 
-    async def _sit(self, choice: Choice, common: list[str], home: Path, identity: Identity) -> int:
+    async def _sit(self, choice: Choice, peer: PeerConfig, home: Path, identity: Identity) -> int:
         """Host, join or watch as chosen, through `cfnet host`/`join`/`watch`'s own code."""
         if isinstance(choice, WatchTable):
-            from cfnet.cli.commands.watch import watch_found
-
-            player = peer.player_name(_parse(_join_options, common), identity)
             self.watching = Spectator()
             found, terminal = choice.found, self.terminal
             return await watch_found(
-                identity, player, found, choice.code, self.watching, terminal.input, terminal.output
+                identity,
+                player_name(peer, identity),
+                found,
+                choice.code,
+                self.watching,
+                terminal.input,
+                terminal.output,
             )
         if isinstance(choice, HostTable):
-            argv = ["--name", choice.name, "--seats", str(choice.seats)]
-            argv += ["--bots", str(choice.bots), "--bot-strategy", choice.bot_strategy]
-            argv += [f"--rule={rule}" for rule in choice.rules]
-            argv += ["--code", choice.code] if choice.code else []
-            args = _parse(peer.add_host_arguments, argv + common)
-            name, options = peer.check_host(args)
-            self.seat = SeatScreens(self.terminal, f"table {name!r}", choice.bots, args.timeout)
-            return await peer.host(args, name, options, home, identity, self.seat)
-        argv = ["--code", choice.code] if choice.code else []
+            config = HostConfig(
+                choice.name,
+                peer,
+                seats=choice.seats,
+                rules=choice.rules,
+                code=choice.code,
+                bots=choice.bots,
+                bot_strategy=choice.bot_strategy,
+            )
+            config, options = check_host(config)
+            title = f"table {config.name!r}"
+            self.seat = SeatScreens(self.terminal, title, config.timeout)
+            return await host(config, options, home, identity, self.seat)
+        join = JoinConfig(peer, connect=choice.address, code=choice.code)
         if choice.found is not None:
             title = f"table {choice.found.name!r}"
         else:
             assert choice.address is not None
             title = f"table at {choice.address[0]}:{choice.address[1]}"
-            argv += ["--connect", f"{choice.address[0]}:{choice.address[1]}"]
-        args = _parse(_join_options, argv + common)
         timeout = None if choice.found is None else choice.found.timeout
         self.seat = SeatScreens(self.terminal, title, timeout=timeout)
         if choice.found is not None:
@@ -828,17 +839,4 @@ class LanClient:
                 f"joining {found.name!r} at {found.address}:{found.port}, host {found.host} "
                 f"({found.fingerprint}): {found.seats} seats, {found.rules.describe()}{code}"
             )
-        return await peer.join(args, None, home, identity, self.seat, choice.found)
-
-
-def _join_options(parser: argparse.ArgumentParser) -> None:
-    peer.add_join_arguments(parser, None)
-
-
-def _parse(
-    add: Callable[[argparse.ArgumentParser], None], argv: Sequence[str]
-) -> argparse.Namespace:
-    """`argv` (checked already) parsed by the options `add` defines, as the commands do."""
-    parser = argparse.ArgumentParser(add_help=False)
-    add(parser)
-    return parser.parse_args(argv)
+        return await join_table(join, home, identity, self.seat, choice.found)

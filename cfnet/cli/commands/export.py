@@ -8,7 +8,7 @@ HELP = "Write a saved game as a plain JSON record (docs/record.md) for other pro
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.disk.store import add_home_argument
+    from cfnet.cli.options import add_home_argument
 
     parser.add_argument(
         "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"

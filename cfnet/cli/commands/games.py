@@ -12,7 +12,7 @@ WIDTH = 80
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.disk.store import add_home_argument
+    from cfnet.cli.options import add_home_argument
 
     add_home_argument(parser)
 

@@ -8,12 +8,16 @@ HELP = "Open a table on the LAN and play it when every seat is taken."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.seat.peer import add_host_arguments
+    from cfnet.cli.seat_options import add_host_arguments
 
     add_host_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from cfnet.seat.peer import run_host
+    from functools import partial
 
-    return run_host(args)
+    from cfnet.cli.seat_options import front, host_config
+    from cfnet.seat.host import run_host
+
+    config = host_config(args)
+    return run_host(config, partial(front, table=config.name, timeout=config.timeout))

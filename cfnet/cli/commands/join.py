@@ -8,13 +8,17 @@ HELP = "Take a seat at a table on the LAN (by name, or --connect HOST:PORT) and 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.seat.peer import add_join_arguments
+    from cfnet.cli.seat_options import add_join_arguments
 
     parser.add_argument("table", nargs="?", default=None, metavar="NAME", help="the table's name")
     add_join_arguments(parser, None)
 
 
 def run(args: argparse.Namespace) -> int:
-    from cfnet.seat.peer import run_join
+    from functools import partial
 
-    return run_join(args, args.table, "join")
+    from cfnet.cli.seat_options import front, join_config
+    from cfnet.seat.join import run_join
+
+    config = join_config(args, args.table)
+    return run_join(config, partial(front, table=config.table), "join")

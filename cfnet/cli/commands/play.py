@@ -11,7 +11,7 @@ HELP = "Play at the keyboard: find, host or join a LAN table (--offline: practis
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.disk.store import add_home_argument
+    from cfnet.cli.options import add_home_argument
 
     parser.add_argument(
         "--offline", action="store_true", help="practise alone against computer players"
@@ -95,7 +95,7 @@ def _play_lan(args: argparse.Namespace) -> int:
     from cfnet.disk.store import prepare_home
     from cfnet.errors import LocalProtocolError
     from cfnet.net.lobby import check_player
-    from cfnet.seat.peer import log_file, run_loop
+    from cfnet.seat.process import log_file, run_loop
     from cfnet.ui.lan_screens import LanClient, Settings
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):

@@ -18,7 +18,7 @@ HELP = "Show a saved game move by move: the board after each play, hands and sco
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.disk.store import add_home_argument
+    from cfnet.cli.options import add_home_argument
 
     parser.add_argument(
         "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"

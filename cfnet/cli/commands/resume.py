@@ -8,12 +8,16 @@ HELP = "Rejoin an unfinished game kept in the state directory and play on."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.seat.peer import add_resume_arguments
+    from cfnet.cli.seat_options import add_resume_arguments
 
     add_resume_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from cfnet.seat.peer import run_resume
+    from functools import partial
 
-    return run_resume(args)
+    from cfnet.cli.seat_options import front, resume_config
+    from cfnet.seat.resume import run_resume
+
+    config = resume_config(args)
+    return run_resume(config, partial(front, table=config.table))

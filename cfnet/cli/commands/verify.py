@@ -20,7 +20,7 @@ EPILOG = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.disk.store import add_home_argument
+    from cfnet.cli.options import add_home_argument
 
     parser.epilog = EPILOG
     parser.add_argument(

@@ -11,15 +11,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import asyncio
-    from collections.abc import Coroutine
     from pathlib import Path
-    from typing import Any
 
-    from prompt_toolkit.input import Input
-    from prompt_toolkit.output import Output
-
-    from cfnet.net.discovery import TableInfo
     from cfnet.record.identity import Identity
     from cfnet.ui.spectate import Spectator
 
@@ -28,8 +21,7 @@ POLL = 0.2  # how often --follow looks at the file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.cli.options import host_port, ipv4, seconds_type
-    from cfnet.disk.store import add_home_argument
+    from cfnet.cli.options import add_home_argument, host_port, ipv4, seconds_type
 
     parser.add_argument("table", nargs="?", default=None, metavar="TABLE", help="its name")
     parser.add_argument(
@@ -106,82 +98,9 @@ async def _watch(args: argparse.Namespace, identity: Identity | None, screen: bo
         _say("\n".join(spectator.final_lines()))
         timeline = spectator.timeline
         return 0 if timeline is not None and timeline.verdict().ok else 1
+    from cfnet.ui.watching import view_live
+
     return await view_live(spectator, source)
-
-
-async def watch_found(
-    identity: Identity,
-    name: str,
-    found: TableInfo,
-    code: str | None,
-    spectator: Spectator,
-    input: Input | None = None,
-    output: Output | None = None,
-) -> int:
-    """Watch the table a browser `found` into `spectator`, in the viewer (the table
-    browser's "watch")."""
-    from cfnet.net.watch import watch_table
-
-    source = watch_table(
-        identity,
-        name,
-        found.address,
-        found.port,
-        spectator.take,
-        code=code,
-        advertised=found,
-        say=lambda _: None,
-    )
-    return await view_live(spectator, source, input, output)
-
-
-async def view_live(
-    spectator: Spectator,
-    source: Coroutine[Any, Any, object],
-    input: Input | None = None,
-    output: Output | None = None,
-) -> int:
-    """Run `source` (which feeds `spectator`) and show the game in the viewer, following it
-    live, once the table entry has come; until the person leaves."""
-    import asyncio
-
-    task = asyncio.create_task(source)
-    try:
-        return await _view(spectator, task, input, output)
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-
-
-async def _view(
-    spectator: Spectator,
-    task: asyncio.Task[object],
-    input: Input | None,
-    output: Output | None,
-) -> int:
-    import asyncio
-
-    from cfnet.ui.report import verdict_line
-    from cfnet.ui.viewer import Viewer
-
-    while spectator.timeline is None and not task.done():
-        await asyncio.sleep(0.05)
-    if spectator.timeline is None:
-        await task  # raises what stopped it
-        raise OSError("the game ended before its table entry came")
-    timeline = spectator.timeline
-    viewer = Viewer(
-        timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
-    )
-    viewer.status = "live: every entry is checked as it comes"
-
-    def ended(done: asyncio.Task[object]) -> None:
-        error = None if done.cancelled() else done.exception()
-        viewer.status = verdict_line(timeline.verdict()) if error is None else f"link lost: {error}"
-        viewer.app.invalidate()
-
-    task.add_done_callback(ended)
-    return await viewer.run()
 
 
 async def _network(
@@ -193,7 +112,8 @@ async def _network(
     import getpass
 
     from cfnet.net.discovery import Discovery
-    from cfnet.net.lobby import LobbyError, check_player
+    from cfnet.net.lobby import check_player
+    from cfnet.net.roster import LobbyError
     from cfnet.net.watch import watch_table
 
     tell = _say  # before the table entry comes: the viewer is not open yet

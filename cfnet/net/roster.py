@@ -1,0 +1,130 @@
+"""What a joiner's and a watcher's lobby link share (protocol.md 6.10, 6.11): dialing the
+table's host, its errors, reading the next lobby message, and the roster a `seats` message
+carries."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cfnet.errors import LocalProtocolError
+from cfnet.game.rules import RuleOptions
+from cfnet.net.discovery import TableInfo, parse_rules
+from cfnet.net.handshake import Handshake, HandshakeResult
+from cfnet.net.link import Link
+from cfnet.protocol.wire import check_display_name
+from cfnet.record.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
+
+CONNECT_TIMEOUT = 5.0
+LOBBY_PING = 5.0  # a ping goes on a lobby link on which nothing was sent for this long
+LOBBY_IDLE = 15.0  # a lobby link on which nothing was received for this long is dropped
+
+Say = Callable[[str], None]
+
+
+class LobbyError(LocalProtocolError):
+    """Seating failed: the table refused us, went away, or sent something we cannot use."""
+
+
+class Unreachable(LobbyError):
+    """Nobody answers at the table's address, or not with the key the table advertised."""
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    """What a `seats` message says: (name, key) by seat, the seats, the rules, the timeout
+    (None from a host that does not send it), how many watch."""
+
+    names: list[tuple[str, bytes]]
+    seats: int
+    rules: RuleOptions
+    timeout: int | None = None
+    watching: int = 0
+
+    def lines(self) -> list[str]:
+        """The roster as plain lines: each seat with its player's key, or free; the watchers."""
+        names = self.names
+        lines = [f"  seat {i}: {name} ({fingerprint(key)})" for i, (name, key) in enumerate(names)]
+        lines += [f"  seat {i}: (free)" for i in range(len(names), self.seats)]
+        return lines + ([f"  watching: {self.watching}"] if self.watching > 0 else [])
+
+
+def parse_roster(message: dict[str, Any]) -> Roster:
+    """What a 'seats' message says; LobbyError if it is malformed."""
+    rows, seats, rules = message.get("seats"), message.get("of"), message.get("rules")
+    timeout, watching = message.get("timeout"), message.get("watching")
+    if not (
+        isinstance(rows, list)
+        and type(seats) is int
+        and isinstance(rules, str)
+        and (timeout is None or type(timeout) is int)
+    ):
+        raise LobbyError("malformed 'seats' message")
+    names: list[tuple[str, bytes]] = []
+    for row in rows:
+        if not (
+            isinstance(row, list)
+            and len(row) == 2
+            and isinstance(row[1], bytes)
+            and len(row[1]) == PUBLIC_KEY_BYTES
+        ):
+            raise LobbyError("malformed 'seats' message")
+        try:  # shown as it came: checked as the genesis will be
+            names.append((check_display_name(row[0], "player name"), row[1]))
+        except ValueError as exc:
+            raise LobbyError(f"malformed 'seats' message: {exc}") from None
+    try:
+        parsed = parse_rules(rules)
+    except ValueError:
+        raise LobbyError(f"malformed 'seats' message: rules {rules[:100]!r}") from None
+    return Roster(names, seats, parsed, timeout, watching if type(watching) is int else 0)
+
+
+async def receive(link: Link, idle: float, who: str) -> dict[str, Any]:
+    """The next lobby message other than a ping; LobbyError (after closing the link) if
+    nothing came from `who` for `idle` s, LinkClosed if the link closed."""
+    while True:
+        try:
+            async with asyncio.timeout(idle):
+                message = await link.receive()
+        except TimeoutError:
+            reason = f"nothing received for {idle:g} s"
+            await link.close(reason)
+            raise LobbyError(f"{who} stopped answering ({reason})") from None
+        if message["t"] != "ping":
+            return message
+
+
+async def connect(host: str, port: int) -> tuple[Link, str]:
+    """A link to the table's host at `host:port` and our address on it; Unreachable if
+    nobody answers there."""
+    try:
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port), CONNECT_TIMEOUT
+        )
+    except (OSError, TimeoutError) as exc:
+        raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
+    return Link(reader, writer), str(writer.get_extra_info("sockname")[0])
+
+
+async def authenticate(
+    link: Link, identity: Identity, code: str | None, advertised: TableInfo | None
+) -> HandshakeResult:
+    """Run the handshake with the table's host (with the join `code`); `advertised`: what
+    mDNS said of the table (its id and host key are checked: Unreachable if the key is
+    another). LinkClosed if the handshake fails (`by_peer`: the host refused us, saying why)."""
+    handshake = Handshake(
+        identity,
+        initiator=True,
+        table_id=None if advertised is None else advertised.table_id,
+        join_code=code,
+    )
+    result = await link.handshake(handshake)
+    if advertised is not None and fingerprint(result.peer_key) != advertised.fingerprint:
+        raise Unreachable(
+            f"the host's key is {fingerprint(result.peer_key)}, "
+            f"the table advertised {advertised.fingerprint}"
+        )
+    return result

@@ -1,0 +1,106 @@
+"""`cfnet resume`: start again a peer that stopped mid-game, from what its state directory
+kept; it rejoins the others where they listen and plays on."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from cfnet.disk.store import (
+    LOG_FILE,
+    StoreError,
+    TableMeta,
+    TableStore,
+    list_tables,
+    load_identity,
+    prepare_home,
+    table_dir,
+)
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.protocol.table import LocalSeat, Table
+from cfnet.record.identity import Identity
+from cfnet.seat.config import PeerConfig, ResumeConfig
+from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup
+from cfnet.seat.seating import ANY, Front, MakeFront, make_game, play
+
+
+def run_resume(config: ResumeConfig, make_front: MakeFront) -> int:
+    """`cfnet resume` in one loop; the exit code. A computer seat stays one: `front` is asked
+    for the seat's front once its strategy is known."""
+    try:
+        home = prepare_home(config.peer.home)
+        identity = load_identity(home)
+        meta = _pick_table(home, config.table)
+        peer = config.peer
+        if peer.strategy is None:  # a computer seat stays one
+            peer = replace(peer, strategy=meta.strategy)
+        setup(peer)
+        with seat_logging(peer, home):
+            return run_loop(_resume(peer, home, identity, meta, make_front(peer)))
+    except (LocalProtocolError, PeerProtocolError, OSError) as exc:
+        return failed("resume", exc)
+    except KeyboardInterrupt as stop:
+        return interrupted("resume", stop)
+
+
+def _pick_table(home: Path, wanted: str | None) -> TableMeta:
+    """The unfinished table `wanted` (a name or the start of an id; None: the only one) in
+    `home`; LocalProtocolError saying whether it is finished, unknown or ambiguous."""
+
+    def matches(meta: TableMeta) -> bool:
+        return wanted is None or meta.name == wanted or meta.table_id.hex().startswith(wanted)
+
+    every = list_tables(home, include_finished=True)
+    unfinished = [m for m in every if not m.finished]
+    tables = [m for m in unfinished if matches(m)]
+    if len(tables) == 1:
+        return tables[0]
+    if tables:
+        match = f"match {wanted!r}" if wanted else "are kept"
+        raise LocalProtocolError(
+            f"{len(tables)} unfinished tables {match} in {home}: {_tables(tables)}; "
+            "name one with --table NAME|ID"
+        )
+    if wanted is None:
+        raise LocalProtocolError(f"no unfinished table in {home}: nothing to resume")
+    others = f"unfinished: {_tables(unfinished)}" if unfinished else "no table is unfinished"
+    finished = [m for m in every if matches(m)]
+    if finished:
+        log_path = table_dir(home, finished[0].table_id) / LOG_FILE
+        raise LocalProtocolError(
+            f"table {wanted!r} is finished: nothing to resume (its log: {log_path}); {others}"
+        )
+    raise LocalProtocolError(f"no table {wanted!r} in {home}; {others}")
+
+
+def _tables(tables: list[TableMeta]) -> str:
+    return ", ".join(f"{m.name} ({m.table_id.hex()[:12]})" for m in tables)
+
+
+async def _resume(
+    peer: PeerConfig, home: Path, identity: Identity, meta: TableMeta, front: Front
+) -> int:
+    store = TableStore.open(home, meta.table_id)
+    try:
+        saved = store.load()
+        if not saved.entries:
+            raise StoreError(f"table {meta.name!r} has no saved entries to resume from")
+        if saved.secrets is None:
+            local = LocalSeat(identity, meta.seat)
+        else:
+            local = LocalSeat.from_plain(identity, saved.secrets)
+        table = Table(saved.entries[0].wire, local, time.monotonic())
+        game = make_game(peer, identity, table, store, front)
+        game.replay(saved.entries[1:])
+        print(
+            f"resuming table {meta.name!r} as seat {meta.seat}: {len(saved.entries)} entries on "
+            "disk",
+            flush=True,
+        )
+        port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
+        await game.listen(peer.interface or ANY, port)
+        game.set_addresses(meta.addresses)
+        return await play(game, front)
+    finally:
+        store.close()

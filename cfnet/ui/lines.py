@@ -1,0 +1,75 @@
+"""A computer seat's output (`cfnet host|join|bot|resume --strategy S`): plain lines on
+stdout, one per lobby sentence, roster and game event, for a person reading a log or a script."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+
+from cfnet.net.lobby import LobbyEvent, Seating
+from cfnet.net.roster import Roster
+from cfnet.seat.net_game import NetGame
+from cfnet.seat.seating import AddBot
+from cfnet.seat.session import GameAborted, GameEnded, Notice, RoundBegan, RoundEnded, SessionEvent
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+class PlainLines:
+    """The `Front` of a computer seat: it prints what happens and plays without a screen."""
+
+    def say(self, text: str) -> None:
+        say(text)
+
+    def lobby(self, event: LobbyEvent) -> None:
+        """Each roster as it changes, one line a seat (the host's opening says seat 0)."""
+        if isinstance(event, Roster):
+            for line in event.lines():
+                say(line)
+
+    async def seat(
+        self,
+        seating: Awaitable[Seating],
+        add_bot: AddBot | None,
+        me: bytes,
+        bots: Sequence[bytes] = (),
+    ) -> Seating:
+        return await seating
+
+    def follow(self, game: NetGame, event: SessionEvent) -> None:
+        for line in game_lines(game, event):
+            say(line)
+
+    async def play(self, game: NetGame) -> int:
+        return await game.play()
+
+
+def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
+    """What a computer seat prints of `event` in `game`: round starts and scores, faults,
+    whom it waits for, the end (with where the log is, and that it verified)."""
+
+    def who(seat: int) -> str:
+        return f"seat {seat} ({game.names[seat]})"
+
+    saved = f"log saved: {game.log_path} ({len(game.table.entries)} entries)"
+    if isinstance(event, RoundBegan):
+        return [f"round {event.round_number}: {who(event.starter)} starts"]
+    if isinstance(event, RoundEnded):
+        scores, totals = list(event.scores), list(event.totals)
+        return [f"round {event.round_number}: scores {scores}, totals {totals}"]
+    if isinstance(event, Notice):
+        return [f"fault: {event.text}" if event.fault else event.text]
+    if isinstance(event, GameAborted):
+        if event.failure is not None:
+            return [f"stopped: {event.failure}"]
+        return [f"game aborted: {event.reason}", saved]
+    if isinstance(event, GameEnded):
+        winners = " and ".join(who(s) for s in event.winners)
+        return [
+            f"game over: totals {list(event.totals)}; winner: {winners}",
+            saved,
+            "verified: the log is a complete, valid game (every signature, shuffle, key, "
+            "move and round audit checked as it came)",
+        ]
+    return []
