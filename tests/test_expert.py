@@ -20,7 +20,7 @@ from cfnet.game.moves import Move, parse_move, play
 from cfnet.game.round import PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, Tile, double
-from cfnet.ui.lan_screens import computer_players
+from cfnet.ui.browser import computer_players
 
 
 def tiles(text: str) -> list[Tile]:

@@ -27,15 +27,11 @@ from cfnet.net.handshake import NET_VERSION
 from cfnet.net.lobby import Seating, join_table
 from cfnet.record.identity import Identity
 from cfnet.seat.session import GameSession
+from cfnet.ui.browser import BrowserScreen
 from cfnet.ui.game_screen import GameScreen
-from cfnet.ui.lan_screens import (
-    BrowserScreen,
-    LanClient,
-    LeftTable,
-    LobbyScreen,
-    Settings,
-    Terminal,
-)
+from cfnet.ui.lan_client import LanClient, Settings
+from cfnet.ui.lobby_screen import LobbyScreen
+from cfnet.ui.page import LeftTable, Terminal
 
 STEP_TIMEOUT = 30.0
 

@@ -20,7 +20,8 @@ from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
 from cfnet.net.lobby import HostLobby, check_player, join_table
 from cfnet.record.identity import Identity
-from cfnet.ui.lan_screens import BrowserScreen, Terminal
+from cfnet.ui.browser import BrowserScreen
+from cfnet.ui.page import Terminal
 
 LOOPBACK = "127.0.0.1"
 HOST = Identity.from_seed(b"\x05" * 32)

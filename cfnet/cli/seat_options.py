@@ -199,6 +199,6 @@ def front(peer: PeerConfig, table: str | None = None, timeout: int | None = None
         from cfnet.ui.lines import PlainLines
 
         return PlainLines()
-    from cfnet.ui.lan_screens import SeatScreens
+    from cfnet.ui.lobby_screen import SeatScreens
 
     return SeatScreens(title=f"table {table!r}" if table else "", timeout=timeout)

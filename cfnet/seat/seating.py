@@ -33,7 +33,7 @@ AddBot = Callable[[], bytes]
 
 class Front(Protocol):
     """Where a seat shows itself: the person's lobby and game screens
-    (`cfnet.ui.lan_screens.SeatScreens`), or the plain lines of a computer seat
+    (`cfnet.ui.lobby_screen.SeatScreens`), or the plain lines of a computer seat
     (`cfnet.ui.lines.PlainLines`)."""
 
     def say(self, text: str) -> None:

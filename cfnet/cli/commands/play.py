@@ -96,7 +96,7 @@ def _play_lan(args: argparse.Namespace) -> int:
     from cfnet.errors import LocalProtocolError
     from cfnet.net.lobby import check_player
     from cfnet.seat.process import log_file, run_loop
-    from cfnet.ui.lan_screens import LanClient, Settings
+    from cfnet.ui.lan_client import LanClient, Settings
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("cfnet play: the table browser needs a terminal", file=sys.stderr)

@@ -1,0 +1,332 @@
+"""The table browser: the tables mDNS finds, listed live; host one, join or watch the selected one
+or one by address (`cfnet play`'s first screen)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from cfnet.game.bots import BOT_STRATEGIES
+from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+from cfnet.game.text import count
+from cfnet.net.address import parse_host_port
+from cfnet.net.discovery import Discovery, TableBrowser, TableInfo, check_name
+from cfnet.protocol.wire import MAX_NAME_CHARS
+from cfnet.ui.page import Page, Question, Terminal
+from cfnet.ui.styles import Line
+
+
+@dataclass(frozen=True, slots=True)
+class HostTable:
+    """The person chose to host: the table's name, seats, rules, join code, computer players."""
+
+    name: str
+    seats: int
+    rules: tuple[str, ...]
+    code: str | None
+    bots: int
+    bot_strategy: str = "greedy"
+
+
+@dataclass(frozen=True, slots=True)
+class JoinTable:
+    """The person chose a table: one the browser found, or an address; with its join code."""
+
+    found: TableInfo | None
+    address: tuple[str, int] | None
+    code: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class WatchTable:
+    """The person chose to watch a listed table (with its join code, if it has one)."""
+
+    found: TableInfo
+    code: str | None
+
+
+Choice = HostTable | JoinTable | WatchTable
+
+BROWSER_KEYS = "↑↓ select · Enter join · w watch · h host · c HOST:PORT · r refresh · q quit"
+
+
+def _number(text: str, low: int, high: int, what: str) -> int:
+    if not text.isdecimal() or not low <= int(text) <= high:
+        raise ValueError(f"{text!r}: {what} is a number from {low} to {high}")
+    return int(text)
+
+
+class BrowserScreen(Page):
+    """The tables on the LAN, updated live; `await run()` returns what the person chose (None:
+    quit)."""
+
+    def __init__(
+        self,
+        discovery: Discovery,
+        player: str,
+        terminal: Terminal,
+        where: str = "",
+        note: tuple[str, str] = ("", ""),
+    ) -> None:
+        super().__init__(terminal, refresh=0.25)  # the list follows mDNS as it changes
+        self._discovery = discovery
+        self.browser: TableBrowser = discovery.browse()
+        self.player = player
+        self.where = where
+        self.selected: str | None = None  # the selected table's mDNS instance name
+        self.feedback = note
+        self.choice: Choice | None = None
+        self._form = HostTable("", 4, (), None, 0)  # the answers so far
+
+    async def run(self) -> Choice | None:
+        self.choice = None
+        await self.app.run_async()
+        return self.choice
+
+    def tables(self) -> list[TableInfo]:
+        """The tables listed, in the order shown."""
+        return sorted(
+            self.browser.tables.values(), key=lambda t: (t.name.casefold(), t.host, t.instance)
+        )
+
+    def _selection(self) -> tuple[list[TableInfo], int]:
+        tables = self.tables()
+        names = [t.instance for t in tables]
+        if self.selected not in names:
+            self.selected = names[0] if names else None
+        return tables, names.index(self.selected) if self.selected in names else -1
+
+    def title(self) -> str:
+        where = f" via {self.where}" if self.where else ""
+        return f"cfnet · tables on the LAN{where} · you are {self.player}"
+
+    def body(self) -> tuple[list[Line], int]:
+        tables, chosen = self._selection()
+        if not tables:
+            return [
+                [("", "Looking for tables on the LAN… none seen yet.")],
+                [("", "")],
+                [("", "h: host a table here. c HOST:PORT: join a table by its address,")],
+                [("", "where multicast does not reach (the host's screen shows it).")],
+            ], 0
+        head = f"   {'#':>2}  {'TABLE':<22} {'HOST':<12} {'SEATS':<6} {'RULES':<25} CODE"
+        rows: list[Line] = [[("class:title", head)]]
+        names = Counter(table.name for table in tables)
+        for i, table in enumerate(tables):
+            rules = table.rules
+            trains = rules.trains_needed(table.seats)
+            blank = " 0-0=50" if rules.double_blank_50 else ""
+            about = table.incompatible or f"{count(rules.rounds, 'round')}, {trains} trains"
+            host = table.host[:12]
+            if names[table.name] > 1:  # namesakes: told apart by their host keys
+                host = f"{table.host[:7]} {table.fingerprint[:4]}"
+            text = (
+                f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {table.name[:22]:<22} "
+                f"{host:<12} {f'{table.taken}/{table.seats}':<6} "
+                f"{about + ('' if table.incompatible else blank):<25} "
+                f"{'yes' if table.code else ''}"
+            )
+            styles = ["class:selected"] if i == chosen else []
+            styles += ["class:more"] if table.incompatible else []  # dimmed: it cannot be joined
+            rows.append([(" ".join(styles), text)])
+        if 0 <= chosen < len(tables):
+            table = tables[chosen]
+            rows.append([("", "")])
+            rows.append([("", f"   host key {table.fingerprint} at {table.address}:{table.port}")])
+            namesakes = names[table.name]
+            also = f" · {namesakes} tables have this name: check the key" if namesakes > 1 else ""
+            rows.append([("", f"   each seat has {table.timeout_text} to answer{also}")])
+        return rows, chosen + 1
+
+    def toolbar(self) -> str:
+        if self.question is not None:
+            return "Enter: the default in [brackets] · Esc: cancel"
+        return BROWSER_KEYS
+
+    def more_keys(self, keys: KeyBindings) -> None:
+        @keys.add("up")
+        def _up(event: KeyPressEvent) -> None:
+            self._move(-1)
+
+        @keys.add("down")
+        def _down(event: KeyPressEvent) -> None:
+            self._move(1)
+
+    def _move(self, step: int) -> None:
+        tables, chosen = self._selection()
+        if tables:
+            self.selected = tables[max(0, min(len(tables) - 1, chosen + step))].instance
+
+    def cancel(self) -> None:
+        self.app.exit()
+
+    def command(self, text: str) -> None:
+        words = text.split()
+        word = words[0].lower() if words else "join"
+        rest = words[1:]
+        if word in ("q", "quit", "exit"):
+            self.app.exit()
+        elif word in ("j", "join") or word.isdecimal():
+            self._join_listed(int(word) if word.isdecimal() else None)
+        elif word in ("w", "watch"):
+            self._watch_listed()
+        elif word in ("h", "host"):
+            self._ask_host()
+        elif word in ("c", "connect"):
+            if rest:
+                self._connect(" ".join(rest))
+            else:
+                self.ask(Question("Address (HOST:PORT)", self._connect))
+        elif word in ("r", "refresh"):
+            self.browser = self._discovery.browse()
+            self.info("Looking again: the list fills as tables answer.")
+        elif word in ("?", "help"):
+            self.info(f"Keys: {BROWSER_KEYS}. A number joins that table.")
+        else:
+            self.error(f"{text!r} is not a command here: {BROWSER_KEYS}")
+
+    def _join_listed(self, number: int | None) -> None:
+        tables, chosen = self._selection()
+        if not tables:
+            self.error("no table is listed yet: host one (h), or join by address (c HOST:PORT)")
+            return
+        index = chosen if number is None else number - 1
+        if not 0 <= index < len(tables):
+            self.error(f"there is no table {number}: choose 1 to {len(tables)}")
+            return
+        table = tables[index]
+        self.selected = table.instance
+        if table.refusal is not None:
+            self.error(table.refusal)
+        elif table.free <= 0:
+            self.error(f"table {table.name!r} is full: choose another, or host one")
+        elif table.code:
+            self.ask(
+                Question(
+                    f"Join code for {table.name[:30]!r}",
+                    lambda code: self._choose(JoinTable(table, None, _code(code, True))),
+                    secret=True,
+                    note="This table lets in only those who know its code: ask its host.",
+                )
+            )
+        else:
+            self._choose(JoinTable(table, None, None))
+
+    def _watch_listed(self) -> None:
+        """Watch the selected table (cfnet watch), asking its join code if it has one."""
+        tables, chosen = self._selection()
+        if not 0 <= chosen < len(tables):
+            self.error("no table is listed yet: there is nothing to watch")
+            return
+        table = tables[chosen]
+        if table.refusal is not None:
+            self.error(table.refusal)
+        elif table.code:
+            self.ask(
+                Question(
+                    f"Join code to watch {table.name[:24]!r}",
+                    lambda code: self._choose(WatchTable(table, _code(code, True))),
+                    secret=True,
+                    note="This table lets in only those who know its code, watchers too.",
+                )
+            )
+        else:
+            self._choose(WatchTable(table, None))
+
+    def _connect(self, text: str) -> None:
+        address = parse_host_port(text)
+        self.ask(
+            Question(
+                "Join code [none]",
+                lambda code: self._choose(JoinTable(None, address, _code(code, False))),
+                secret=True,
+                note=f"Joining {address[0]}:{address[1]}: type the table's join code, if any.",
+            )
+        )
+
+    def _choose(self, choice: Choice) -> None:
+        self.choice = choice
+        self.app.exit()
+
+    # -- hosting: five questions, each with a default
+
+    def _ask_host(self) -> None:
+        default = f"{self.player}'s table"[:MAX_NAME_CHARS].strip()
+        self.ask(Question(f"Table name [{default}]", self._host_name, default))
+
+    def _host_name(self, text: str) -> None:
+        self._form = replace(self._form, name=check_name(text))
+        self.ask(
+            Question(
+                f"Seats, {MIN_PLAYERS} to {MAX_PLAYERS} [4]",
+                self._host_seats,
+                "4",
+                "How many players, you included.",
+            )
+        )
+
+    def _host_seats(self, text: str) -> None:
+        self._form = replace(self._form, seats=_number(text, MIN_PLAYERS, MAX_PLAYERS, "seats"))
+        default = RuleOptions().describe()
+        self.ask(
+            Question(
+                "Rules [defaults]",
+                self._host_rules,
+                "",
+                f"NAME=VALUE ...: rounds=1..10, start_trains=N..8, double_blank_50=on|off. "
+                f"Enter: {default}",
+            )
+        )
+
+    def _host_rules(self, text: str) -> None:
+        options = RuleOptions()
+        try:
+            for item in text.split():
+                options = options.with_assignment(item)
+            options.check(self._form.seats)
+        except RuleOptionError as exc:
+            raise ValueError(str(exc)) from None
+        self._form = replace(self._form, rules=tuple(text.split()))
+        self.ask(
+            Question(
+                "Join code [none]",
+                self._host_code,
+                note="Only players who type this code may sit (it is never sent). Enter: none.",
+            )
+        )
+
+    def _host_code(self, text: str) -> None:
+        self._form = replace(self._form, code=_code(text, False))
+        self.ask(
+            Question(
+                f"Computer players, 0 to {self._form.seats - 1} [0]",
+                self._host_bots,
+                "0",
+                "They sit at once; more can be added in the lobby. A strategy may follow: "
+                f"2 expert ({', '.join(BOT_STRATEGIES)}; default greedy).",
+            )
+        )
+
+    def _host_bots(self, text: str) -> None:
+        bots, strategy = computer_players(text, self._form.seats - 1)
+        self._choose(replace(self._form, bots=bots, bot_strategy=strategy))
+
+
+def computer_players(text: str, most: int) -> tuple[int, str]:
+    """Read the host form's answer `K [STRATEGY]` (0..`most` players, default greedy);
+    ValueError says what is allowed."""
+    count, _, strategy = text.strip().partition(" ")
+    bots = _number(count or "0", 0, most, "computer players")
+    strategy = strategy.strip().lower() or "greedy"
+    if strategy not in BOT_STRATEGIES:
+        raise ValueError(f"{strategy!r}: a computer player is one of {', '.join(BOT_STRATEGIES)}")
+    return bots, strategy
+
+
+def _code(text: str, required: bool) -> str | None:
+    code = text.strip()
+    if not code and required:
+        raise ValueError("this table needs its join code: ask its host (Esc: cancel)")
+    return code or None

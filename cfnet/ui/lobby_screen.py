@@ -1,0 +1,195 @@
+"""The lobby screen (who sits where, until the table starts) and `SeatScreens`: what `cfnet host`
+and `cfnet join` show a person, the lobby then the game screen."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+
+from cfnet.game.text import count, score_lines
+from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
+from cfnet.net.roster import Roster
+from cfnet.record.identity import fingerprint
+from cfnet.seat.net_game import NetGame
+from cfnet.seat.seating import AddBot
+from cfnet.seat.session import GameAborted, GameEnded, SessionEvent
+from cfnet.ui.game_screen import GameScreen
+from cfnet.ui.page import LeftTable, Page, Terminal
+from cfnet.ui.styles import Line
+
+
+class LobbyScreen(Page):
+    """Who sits where, live, until the table starts; the host may seat computer players."""
+
+    def __init__(self, terminal: Terminal, table: str = "", timeout: int | None = None) -> None:
+        """`timeout`: the table's, if known."""
+        super().__init__(terminal)
+        self.table = table
+        self.timeout = timeout
+        self.names: list[tuple[str, bytes]] = []
+        self.seats = 0
+        self.me = b""
+        self.left = False
+        self._add_bot: AddBot | None = None
+        self._bots: list[bytes] = []  # the keys of the computer players started here
+
+    async def seat(
+        self,
+        seating: Awaitable[Seating],
+        add_bot: AddBot | None,
+        me: bytes,
+        bots: Sequence[bytes] = (),
+    ) -> Seating:
+        """Show the lobby while `seating` runs (`bots`: the computer players started with the
+        table, on their way to a seat); its result, or LeftTable if the person left."""
+        self._add_bot, self.me, self._bots = add_bot, me, list(bots)
+        task = asyncio.ensure_future(seating)
+
+        def done(_: object) -> None:
+            if self.app.is_running and not self.app.is_done:
+                self.app.exit()
+
+        try:
+            await self.app.run_async(pre_run=lambda: task.add_done_callback(done))
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if task.cancelled() or (self.left and task.exception() is not None):
+            raise LeftTable("you left the table before it started")
+        return task.result()
+
+    def roster(self, names: list[tuple[str, bytes]], seats: int) -> None:
+        self.names, self.seats = list(names), seats
+        self.app.invalidate()
+
+    @property
+    def full(self) -> bool:
+        return self.seats > 0 and len(self.names) >= self.seats
+
+    def _hosting(self) -> bool:
+        return self._add_bot is not None
+
+    def title(self) -> str:
+        name = f" · {self.table}" if self.table else ""
+        return f"cfnet · lobby{name}"
+
+    def body(self) -> tuple[list[Line], int]:
+        if not self.seats:
+            return [[("", "Taking a seat…")]], 0
+        rows: list[Line] = [[("class:title", f"Seats: {len(self.names)} of {self.seats} taken")]]
+        coming = self._pending_bots()
+        for seat in range(self.seats):
+            if seat < len(self.names):
+                name, key = self.names[seat]
+                marks = ["host"] if seat == 0 else []
+                marks += ["you"] if key == self.me else []
+                mark = f"  ({', '.join(marks)})" if marks else ""
+                style = "class:title" if key == self.me else ""
+                rows.append([(style, f"  {seat}  {name[:24]:<24} {fingerprint(key)}{mark}")])
+            elif seat < len(self.names) + coming:
+                rows.append([("class:more", f"  {seat}  (free: a computer player is coming)")])
+            else:
+                rows.append([("class:more", f"  {seat}  (free)")])
+        rows.append([("", "")])
+        if self.full:
+            rows.append([("class:banner", "Every seat is taken: the table is starting…")])
+        else:
+            free = self.seats - len(self.names)
+            rows.append([("", f"Waiting for {count(free, 'more player')}.")])
+            rows.append([("", "The game starts as soon as every seat is taken.")])
+        if self.timeout is not None:
+            rows.append([("", f"Each seat has {self.timeout} s to answer (the table's timeout).")])
+        return rows, 0
+
+    def toolbar(self) -> str:
+        if self._hosting():
+            return "bot: seat a computer player · start: fill the seats and start · leave"
+        return "leave: give up your seat"
+
+    def cancel(self) -> None:
+        self.command("leave")
+
+    def command(self, text: str) -> None:
+        word = text.lower()
+        if not word:  # an empty Enter: nothing to do
+            return
+        if word in ("l", "leave", "q", "quit", "exit"):
+            if self.full:
+                self.error("the table is starting: quit from the game screen instead")
+                return
+            self.left = True
+            self.app.exit()
+        elif word in ("b", "bot", "s", "start") and self._add_bot is not None:
+            free = self.seats - len(self.names) - self._pending_bots()
+            if free <= 0:
+                self.error("every free seat has a player or a computer player on its way")
+                return
+            for _ in range(free if word in ("s", "start") else 1):
+                self._bots.append(self._add_bot())
+            self.info("Computer players are on their way to their seats.")
+        else:
+            allowed = "bot, start or leave" if self._hosting() else "leave"
+            self.error(f"{text!r} is not a lobby command: type {allowed}")
+
+    def _pending_bots(self) -> int:
+        seated = {key for _, key in self.names}
+        return sum(key not in seated for key in self._bots)
+
+
+class SeatScreens:
+    """A person's seat: the lobby screen while seating, then the game screen."""
+
+    def __init__(
+        self, terminal: Terminal | None = None, title: str = "", timeout: int | None = None
+    ) -> None:
+        self.terminal = terminal or Terminal()
+        self.screen = LobbyScreen(self.terminal, title, timeout)
+        self.game: GameScreen | None = None
+
+    @property
+    def current(self) -> LobbyScreen | GameScreen:
+        return self.screen if self.game is None else self.game
+
+    def say(self, text: str) -> None:
+        """A lobby message, in the lobby screen's messages."""
+        self.screen.say(text)
+
+    def lobby(self, event: LobbyEvent) -> None:
+        """The lobby screen shows each roster (the host's from the opening of its table)."""
+        roster = event.roster if isinstance(event, TableOpened) else event
+        if isinstance(roster, Roster):
+            self.screen.roster(roster.names, roster.seats)
+
+    async def seat(
+        self,
+        seating: Awaitable[Seating],
+        add_bot: AddBot | None,
+        me: bytes,
+        bots: Sequence[bytes] = (),
+    ) -> Seating:
+        return await self.screen.seat(seating, add_bot, me, bots)
+
+    def follow(self, game: NetGame, event: SessionEvent) -> None:
+        """Nothing: the game screen takes the game's events from its queue."""
+
+    async def play(self, game: NetGame) -> int:
+        """The game screen until the person leaves it; 3 if the game was aborted."""
+        terminal = self.terminal
+        self.game = GameScreen(game, terminal.input, terminal.output, terminal.color_depth)
+        code = await self.game.run()
+        result = game.result
+        if isinstance(result, GameEnded):
+            winners = " and ".join(game.names[s] for s in result.winners)
+            print(f"cfnet: table {game.table.name!r} is over; the winner: {winners}")
+            print("\n".join(score_lines(game.game, game.names)))
+        elif isinstance(result, GameAborted):
+            print(f"cfnet: table {game.table.name!r} was aborted: {result.reason}")
+            code = code or 3
+        else:
+            print(f"cfnet: you left table {game.table.name!r} unfinished (cfnet resume goes on)")
+        print(f"cfnet: its log is {game.log_path}")
+        return code
+
+
+# ---------------------------------------------------------------------- cfnet play
