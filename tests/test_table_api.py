@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from cfnet.deck.sra import round_deck
+from cfnet.deck.sra import first_invalid, round_deck
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.engine import PASS
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import double
-from cfnet.protocol.round_state import first_invalid
 from cfnet.protocol.table import (
     MAX_ABORT_ENTRY,
     MAX_ORDINARY_ENTRY,

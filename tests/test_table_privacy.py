@@ -3,7 +3,9 @@ it (or drawn by it) and not yet played, from everything it has seen plus its own
 
 from __future__ import annotations
 
-from cfnet.deck.sra import DeckError, SeatSecrets, open_point, tile_for_point
+from deck_helpers import open_point
+
+from cfnet.deck.sra import DeckError, SeatSecrets, tile_for_point
 from cfnet.game.rules import RuleOptions, hand_size
 from cfnet.protocol.testing import Network, start_tables
 from cfnet.protocol.wire import unpack

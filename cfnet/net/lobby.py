@@ -32,7 +32,6 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo, parse_rules
 from cfnet.net.handshake import (
-    TABLE_ID_BYTES,
     Handshake,
     HandshakeResult,
     WrongJoinCode,
@@ -40,6 +39,7 @@ from cfnet.net.handshake import (
 from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
 from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
 from cfnet.protocol.wire import check_display_name
+from cfnet.record.entry import TABLE_ID_BYTES
 from cfnet.record.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")

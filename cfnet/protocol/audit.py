@@ -4,10 +4,17 @@ every position and replay every move with full information. Pure; raises Blame."
 
 from __future__ import annotations
 
-from cfnet.deck.sra import DeckError, SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
+from cfnet.deck.sra import (
+    DeckError,
+    SeatSecrets,
+    first_invalid,
+    round_deck,
+    shuffle_phase_a,
+    shuffle_phase_b,
+)
 from cfnet.game.engine import IllegalMoveError, Round
 from cfnet.game.tiles import ALL_TILES
-from cfnet.protocol.round_state import AuditResult, RoundState, first_invalid
+from cfnet.protocol.round_state import AuditResult, RoundState
 from cfnet.protocol.wire import Blame, blame
 
 

@@ -3,12 +3,9 @@ bodies the local seat posts (protocol.md, "A round"). Pure; raises Blame with th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
-
-import nacl.bindings as sodium
 
 from cfnet.deck.derive import context
 from cfnet.deck.proofs import (
@@ -27,6 +24,7 @@ from cfnet.deck.sra import (
     check_key,
     check_nonce,
     check_seed,
+    first_invalid,
     joint_draw_index,
     nonce_commitment,
     open_points,
@@ -85,15 +83,6 @@ class Step(Enum):
 
 
 _KINDS = {step: frozenset({step.value}) for step in Step}
-
-
-def first_invalid(points: Sequence[bytes]) -> int:
-    """The index of the first point libsodium refuses; LocalProtocolError if none is (a
-    multiplication failed for another reason: nobody can be accused of a bad point)."""
-    for index, point in enumerate(points):
-        if not sodium.crypto_core_ed25519_is_valid_point(point):
-            return index
-    raise LocalProtocolError("a multiplication failed, yet every point of its input is valid")
 
 
 @dataclass(slots=True)

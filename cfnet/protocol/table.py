@@ -15,8 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import nacl.bindings as sodium
-
+from cfnet.deck.sra import is_valid_point
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.engine import PASS, Draw, Game, Move, Play, PlayerView, PublicRound
 from cfnet.game.rules import RuleOptionError, RuleOptions, hand_size
@@ -707,7 +706,7 @@ class Table:
                 or not packed(DECK_SIZE)(target.body.get("deck"))
             ):
                 return f"entry {seq} is not a deck posted by seat {claim.seat}"
-            if sodium.crypto_core_ed25519_is_valid_point(unpack(target.body["deck"])[index]):
+            if is_valid_point(unpack(target.body["deck"])[index]):
                 return f"position {index} of entry {seq} is a valid point"
             return None
         if claim.code == OUT_OF_TURN:

@@ -1,1 +1,1 @@
-"""The signed record: canonical encoding, identity keys, signed hash-chained entries, the log file."""
+"""The signed record: canonical encoding, identity keys, signed hash-chained entries, log files."""
