@@ -11,7 +11,7 @@ import nacl.bindings as sodium
 import pytest
 from cheaters import Cheater, assert_caught, bad_signature, resign, run
 
-from cfnet.protocol.round_state import Step
+from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, Tamper
 from cfnet.protocol.wire import (
     BAD_ENTRY,
@@ -257,7 +257,7 @@ def test_seat_that_never_reveals() -> None:
     network, _ = run(3, 17, 0, tamper=tamper)
     assert_caught(network, 0, TIMEOUT)
     assert network.tables[1].round is not None
-    assert network.tables[1].round.step is Step.REVEAL
+    assert network.tables[1].step is Step.REVEAL
     assert network.now >= 60, "blamed only after the deadline"
 
 

@@ -23,7 +23,7 @@ from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.lobby import HostLobby, LobbyError, Seating, join_table
-from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
+from cfnet.protocol.genesis import SeatInfo, make_genesis, parse_genesis
 from cfnet.record.identity import Identity
 
 HOST = Identity.from_seed(b"\x01" * 32)

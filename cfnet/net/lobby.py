@@ -37,7 +37,7 @@ from cfnet.net.handshake import (
     WrongJoinCode,
 )
 from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
-from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
+from cfnet.protocol.genesis import SeatInfo, make_genesis, parse_genesis
 from cfnet.protocol.wire import check_display_name
 from cfnet.record.entry import TABLE_ID_BYTES
 from cfnet.record.identity import PUBLIC_KEY_BYTES, Identity, fingerprint

@@ -14,11 +14,11 @@ from cfnet.deck.sra import (
 )
 from cfnet.game.engine import IllegalMoveError, Round
 from cfnet.game.tiles import ALL_TILES
-from cfnet.protocol.round_state import AuditResult, RoundState
+from cfnet.protocol.round_checks import AuditResult, RoundChecks
 from cfnet.protocol.wire import Blame, blame
 
 
-def audit_round(state: RoundState, skip: int | None = None) -> AuditResult:
+def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
     """Check a revealed round; `skip` is a seat whose shuffle steps need no recomputation (the
     local seat's own). Blames the first offending entry in chain order."""
     n, r, table_id = state.players, state.number, state.table_id

@@ -64,7 +64,8 @@ from cfnet.net.lobby import (
     check_player,
     join_table,
 )
-from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
 from cfnet.protocol.wire import DEFAULT_TIMEOUT, MAX_TIMEOUT
 from cfnet.record.identity import Identity
 from cfnet.seat.children import Children

@@ -1,40 +1,26 @@
-"""One round of the table protocol: its schedule, the live check of every round entry, and the
-bodies the local seat posts (protocol.md, "A round"). Pure; raises Blame with the culprit."""
+"""One round's public checks (protocol.md, "A round"): what every seat posted, each round entry
+checked as it arrives by the seat the schedule names. The local seat's secrets and openings are
+in `local_seat`. Pure; raises Blame with the culprit."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from cfnet.deck.derive import context
-from cfnet.deck.proofs import (
-    ProofError,
-    RekeyProof,
-    ShuffleProof,
-    check_rekey,
-    check_shuffle,
-    prove_rekey,
-    prove_shuffle,
-)
+from cfnet.deck.proofs import ProofError, RekeyProof, ShuffleProof, check_rekey, check_shuffle
 from cfnet.deck.sra import (
     DeckError,
-    SeatSecrets,
     check_deck,
     check_key,
     check_nonce,
     check_seed,
-    first_invalid,
     joint_draw_index,
-    nonce_commitment,
     open_points,
     round_deck,
-    seed_commitment,
-    shuffle_phase_a,
-    shuffle_phase_b,
     tile_for_point,
 )
-from cfnet.errors import LocalProtocolError
 from cfnet.game.engine import (
     DRAW,
     PASS,
@@ -42,7 +28,6 @@ from cfnet.game.engine import (
     IllegalMoveError,
     Move,
     Pass,
-    Play,
     PublicRound,
     Round,
     play,
@@ -50,8 +35,10 @@ from cfnet.game.engine import (
 )
 from cfnet.game.rules import RuleOptions, hand_size, round_double
 from cfnet.game.tiles import ALL_TILES, Tile, double
-from cfnet.protocol.events import Event, HandDealt, MoveMade, RoundStarted
+from cfnet.protocol.events import Event, MoveMade, RoundStarted
+from cfnet.protocol.schedule import YARD_KEYS, Step
 from cfnet.protocol.wire import (
+    CERTIFY,
     DEAL,
     PLAY,
     REVEAL,
@@ -62,27 +49,15 @@ from cfnet.protocol.wire import (
     Blame,
     bad_proof,
     blame,
-    pack,
     unpack,
+)
+from cfnet.protocol.wire import DRAW as DRAW_KIND
+from cfnet.protocol.wire import (
+    PASS as PASS_KIND,
 )
 from cfnet.record.entry import Entry
 
 DECK_SIZE = len(ALL_TILES) - 1
-
-
-class Step(Enum):
-    """Where a round stands; each step is posted seat by seat except the turns."""
-
-    SHUFFLE_A = SHUFFLE_A
-    SHUFFLE_B = SHUFFLE_B
-    DEAL = DEAL
-    TURNS = "turns"
-    REVEAL = REVEAL
-    CERTIFY = "certify"
-    DONE = "done"
-
-
-_KINDS = {step: frozenset({step.value}) for step in Step}
 
 
 @dataclass(slots=True)
@@ -103,16 +78,15 @@ class AuditResult:
 
 
 @dataclass(slots=True)
-class RoundState:
-    """Everything posted in one round, checked as it arrives."""
+class RoundChecks:
+    """Everything posted in one round, checked as it arrives. `me` is the local seat (None for
+    an observer): its own hop proofs are not checked again."""
 
     table_id: bytes
     players: int
     number: int
     options: RuleOptions
     me: int | None
-    secrets: SeatSecrets | None
-    step: Step = Step.SHUFFLE_A
     check_proofs: bool = True
     seed_commits: list[bytes] = field(default_factory=list)
     masks: list[bytes] = field(default_factory=list)
@@ -125,22 +99,18 @@ class RoundState:
     b_decks: list[list[bytes]] = field(default_factory=list)
     b_seqs: list[int] = field(default_factory=list)
     key_commits: list[list[bytes]] = field(default_factory=list)
-    deals: int = 0
     keys: list[dict[int, bytes]] = field(default_factory=list)
     owner: list[int | None] = field(default_factory=list)
     next_yard: int = 0
     played: set[int] = field(default_factory=set)
     draw: PendingDraw | None = None
     moves: list[tuple[int, Move, int]] = field(default_factory=list)
-    mine: dict[int, Tile | None] = field(default_factory=dict)
-    drawn: int | None = None
     suspect: tuple[int, int] | None = None
     seeds: list[bytes] = field(default_factory=list)
     reveal_seqs: list[int] = field(default_factory=list)
     head: bytes = b""
     scores: tuple[int, ...] = ()
     totals: tuple[int, ...] = ()
-    certs: int = 0
 
     @classmethod
     def start(
@@ -150,14 +120,10 @@ class RoundState:
         number: int,
         options: RuleOptions,
         me: int | None,
-        seed: bytes | None,
         check_proofs: bool = True,
-    ) -> RoundState:
-        """A round at its first commitment; `seed` is the local seat's round seed; without
-        `check_proofs` the hop proofs are taken unchecked (for a round the audit covers)."""
-        secrets = None
-        if me is not None and seed is not None:
-            secrets = SeatSecrets.derive(seed, table_id, number, me)
+    ) -> RoundChecks:
+        """A round at its first commitment; without `check_proofs` the hop proofs are taken
+        unchecked (for a round the audit covers)."""
         h = hand_size(players)
         owner: list[int | None] = [p // h if p < players * h else None for p in range(DECK_SIZE)]
         return cls(
@@ -166,7 +132,6 @@ class RoundState:
             number,
             options,
             me,
-            secrets,
             check_proofs=check_proofs,
             keys=[{} for _ in range(players)],
             owner=owner,
@@ -183,25 +148,17 @@ class RoundState:
     def centre(self) -> Tile:
         return double(round_double(self.number))
 
-    def due(self) -> tuple[int, frozenset[str]]:
-        """The seat entitled to post the next round entry and the kinds it may post."""
-        step = self.step
-        if step is Step.SHUFFLE_A:
-            return len(self.a_decks), _KINDS[step]
-        if step is Step.SHUFFLE_B:
-            return len(self.b_decks), _KINDS[step]
-        if step is Step.DEAL:
-            return self.deals, _KINDS[step]
-        if step is Step.REVEAL:
-            return len(self.seeds), _KINDS[step]
-        if step is Step.CERTIFY:
-            return self.certs, _KINDS[step]
-        if step is Step.TURNS:
-            assert self.public is not None
-            if self.draw is not None and self.draw.waiting:
-                return self.draw.waiting[0], frozenset({YARD_KEY})
-            return self.public.turn, TURN_KINDS
-        raise LocalProtocolError("the round is over: nothing more is due")
+    def turn(self) -> tuple[int, frozenset[str]]:
+        """In the turns: the seat to post next and its kinds (a yard key while a draw waits)."""
+        assert self.public is not None
+        if self.draw is not None and self.draw.waiting:
+            return self.draw.waiting[0], YARD_KEYS
+        return self.public.turn, TURN_KINDS
+
+    @property
+    def turns_over(self) -> bool:
+        """The turns have ended: publicly, or at a tile played twice (the reveal follows)."""
+        return self.suspect is not None or (self.public is not None and self.public.is_over)
 
     def dealt_positions(self, seat: int) -> range:
         h = self.hand
@@ -219,9 +176,7 @@ class RoundState:
 
     def apply(self, entry: Entry) -> list[Event]:
         """Check and record one round entry by the entitled seat; Blame if it breaks a rule."""
-        handler = getattr(self, f"_on_{entry.kind}")
-        events: list[Event] = handler(entry, entry.seat, entry.body)
-        return events
+        return HANDLERS[entry.kind](self, entry, entry.seat, entry.body)
 
     def _checked_deck(self, entry: Entry, deck: object) -> list[bytes]:
         try:
@@ -264,8 +219,6 @@ class RoundState:
         self.masks.append(body["mask_commitment"])
         self.seed_commits.append(body["seed_commitment"])
         self.nonce_commits.append(body["nonce_commitment"])
-        if len(self.a_decks) == self.players:
-            self.step = Step.SHUFFLE_B
         return []
 
     def _on_shuffle_b(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
@@ -296,7 +249,6 @@ class RoundState:
         index = joint_draw_index(self.nonces, self.table_id, self.number)
         self.starter = starting_seat(self.number, self.players, index)
         self.public = PublicRound(self.players, self.number, self.starter, self.options)
-        self.step = Step.DEAL
         return [RoundStarted(self.number, self.starter)]
 
     def _check_key(self, entry: Entry, key: bytes, position: int) -> bytes:
@@ -311,12 +263,9 @@ class RoundState:
         released = self.keys[seat]
         for position, key in zip(self.others_positions(seat), unpack(body["keys"]), strict=True):
             released[position] = self._check_key(entry, key, position)
-        self.deals += 1
-        if self.deals == self.players:
-            self.step = Step.TURNS
         return []
 
-    def _keys_for(self, position: int, own: bytes, owner: int) -> list[bytes]:
+    def keys_for(self, position: int, own: bytes, owner: int) -> list[bytes]:
         return [self.keys[t][position] for t in range(self.players) if t != owner] + [own]
 
     def _on_play(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
@@ -333,11 +282,11 @@ class RoundState:
             raise blame(seat, f"tile index {index} is not a tile (0..54)", entry.seq)
         key = self._check_key(entry, body["key"], position)
         try:
-            point = open_points([self.final_deck[position]], [self._keys_for(position, key, seat)])[
+            point = open_points([self.final_deck[position]], [self.keys_for(position, key, seat)])[
                 0
             ]
         except DeckError:
-            raise self._bad_final_point(position) from None
+            raise self.bad_final_point(position) from None
         try:
             tile = tile_for_point(point)
         except DeckError:
@@ -356,11 +305,9 @@ class RoundState:
             if public.on_board(tile):
                 # A tile held twice: only a bad shuffle does that; the audit finds whose.
                 self.suspect = (seat, entry.seq)
-                self.step = Step.REVEAL
                 return [MoveMade(self.number, seat, move)]
             raise blame(seat, str(error), entry.seq) from None
         self.played.add(position)
-        self.mine.pop(position, None)
         return self._moved(seat, move, entry.seq)
 
     def _moved(self, seat: int, move: Move, seq: int, drawn: Tile | None = None) -> list[Event]:
@@ -368,12 +315,9 @@ class RoundState:
         self.moves.append((seat, move, seq))
         if not isinstance(move, Draw):
             self.draw = None
-            self.drawn = None
-        if self.public.is_over:
-            self.step = Step.REVEAL
         return [MoveMade(self.number, seat, move, drawn)]
 
-    def _bad_final_point(self, position: int) -> Blame:
+    def bad_final_point(self, position: int) -> Blame:
         last = self.players - 1
         return blame(
             last,
@@ -433,135 +377,19 @@ class RoundState:
                 raise blame(
                     seat, f"its certificate's {name} differs from the audited round", entry.seq
                 )
-        self.certs += 1
-        if self.certs == self.players:
-            self.step = Step.DONE
         return []
 
-    # -- the local seat's openings (a failure here is seen by this seat alone)
 
-    def open_hand(self) -> list[Event]:
-        """Open the local seat's dealt tiles once every other seat released its keys."""
-        assert self.me is not None and self.secrets is not None
-        positions = list(self.dealt_positions(self.me))
-        self.mine = dict(zip(positions, self._open_own(positions), strict=True))
-        return [HandDealt(self.number, tuple(self.mine.values()))]
-
-    def open_drawn(self) -> list[Event]:
-        """Open the yard tile the local seat just drew (every other key has arrived)."""
-        assert self.draw is not None and self.me is not None
-        position = self.draw.position
-        tile = self._open_own([position])[0]
-        self.mine[position] = tile
-        self.drawn = position
-        return [MoveMade(self.number, self.me, DRAW, tile)]
-
-    def _open_own(self, positions: list[int]) -> list[Tile | None]:
-        assert self.me is not None and self.secrets is not None
-        own = self.secrets.position_keys
-        points = [self.final_deck[p] for p in positions]
-        try:
-            opened = open_points(points, [self._keys_for(p, own[p], self.me) for p in positions])
-        except DeckError:
-            raise self._bad_final_point(positions[first_invalid(points)]) from None
-        tiles: list[Tile | None] = []
-        for point in opened:
-            try:
-                tiles.append(tile_for_point(point))
-            except DeckError:
-                tiles.append(None)  # a bad shuffle: the audit at the reveal names its author
-        return tiles
-
-    # -- what the local seat posts
-
-    def hand_tiles(self) -> tuple[Tile, ...]:
-        """The local seat's known, unplayed tiles."""
-        return tuple(t for t in self.mine.values() if t is not None)
-
-    def drawn_tile(self) -> Tile | None:
-        return None if self.drawn is None else self.mine.get(self.drawn)
-
-    def local_body(self, kind: str, move: Move | None) -> dict[str, Any]:
-        """The body of the local seat's next entry of `kind` (Blame if an input is bad)."""
-        secrets, me, r = self.secrets, self.me, self.number
-        assert secrets is not None and me is not None
-        body: dict[str, Any] = {"round": r}
-        where = context(self.table_id, r, me)
-        if kind == SHUFFLE_A:
-            body["seed_commitment"] = seed_commitment(secrets.seed, self.table_id, r, me)
-            body["nonce_commitment"] = nonce_commitment(secrets.starter_nonce, self.table_id, r, me)
-            source = self.hop_input(Step.SHUFFLE_A, me)
-            if me == 0:
-                deck = shuffle_phase_a(source, secrets)
-            else:
-                deck = self._hop(shuffle_phase_a, self.a_decks, self.a_seqs, me - 1)
-            mask = secrets.mask_commitment()
-            proof = prove_shuffle(
-                where, source, deck, mask, secrets.permutation, secrets.masking_key, secrets.seed
-            )
-            body.update(deck=pack(deck), mask_commitment=mask, proof=proof.to_bytes())
-        elif kind == SHUFFLE_B:
-            source = self.hop_input(Step.SHUFFLE_B, me)
-            if me == 0:
-                deck = self._hop(shuffle_phase_b, self.a_decks, self.a_seqs, self.players - 1)
-            else:
-                deck = self._hop(shuffle_phase_b, self.b_decks, self.b_seqs, me - 1)
-            key_points = secrets.key_commitments()
-            rekey = prove_rekey(
-                where,
-                source,
-                deck,
-                self.masks[me],
-                key_points,
-                secrets.masking_key,
-                secrets.position_keys,
-                secrets.seed,
-            )
-            body.update(
-                deck=pack(deck),
-                key_commitments=pack(key_points),
-                nonce=secrets.starter_nonce,
-                proof=rekey.to_bytes(),
-            )
-        elif kind == DEAL:
-            body["keys"] = pack([secrets.position_keys[p] for p in self.others_positions(me)])
-        elif kind == YARD_KEY:
-            assert self.draw is not None
-            body["position"] = self.draw.position
-            body["key"] = secrets.position_keys[self.draw.position]
-        elif kind == PLAY:
-            assert isinstance(move, Play)
-            position = self.position_of(move.tile)
-            body.update(
-                position=position,
-                tile=move.tile.index,
-                end=move.end,
-                key=secrets.position_keys[position],
-            )
-        elif kind == REVEAL:
-            body["seed"] = secrets.seed
-        elif kind == "certify":
-            body.update(head=self.head, scores=list(self.scores), totals=list(self.totals))
-        return body
-
-    def position_of(self, tile: Tile) -> int:
-        """The local seat's unplayed position holding `tile`."""
-        for position, held in self.mine.items():
-            if held == tile:
-                return position
-        raise LocalProtocolError(f"you do not hold {tile.label}: play a tile from your hand")
-
-    def _hop(self, step: Any, decks: list[list[bytes]], seqs: list[int], source: int) -> list[Any]:
-        assert self.secrets is not None
-        deck = decks[source]
-        try:
-            out: list[Any] = step(deck, self.secrets)
-        except DeckError:
-            index = first_invalid(deck)
-            raise blame(
-                source,
-                f"position {index} of its deck is not a point of the group",
-                seqs[source],
-                index,
-            ) from None
-        return out
+Handler = Callable[[RoundChecks, Entry, int, dict[str, Any]], list[Event]]
+HANDLERS: dict[str, Handler] = {
+    SHUFFLE_A: RoundChecks._on_shuffle_a,
+    SHUFFLE_B: RoundChecks._on_shuffle_b,
+    DEAL: RoundChecks._on_deal,
+    PLAY: RoundChecks._on_play,
+    DRAW_KIND: RoundChecks._on_draw,
+    YARD_KEY: RoundChecks._on_yard_key,
+    PASS_KIND: RoundChecks._on_pass,
+    REVEAL: RoundChecks._on_reveal,
+    CERTIFY: RoundChecks._on_certify,
+}
+"""The check of each round entry kind (the schedule says which kinds a step allows)."""
