@@ -35,7 +35,8 @@ seat can see (and report)."""
 
 class Rounds:
     """Where the game stands (`schedule`), the scores (`game`), the current round's public
-    checks (`round`) and the local seat's side of it (`seat`; None for an observer)."""
+    checks (`round`) and the local seat's side of it (`seat`; None for an observer), with the
+    move the local player chose (`chosen`) until it is posted."""
 
     def __init__(
         self,
@@ -59,6 +60,7 @@ class Rounds:
         self.game = Game(players, options)
         self.round: RoundChecks | None = None
         self.seat: SeatRound | None = None
+        self.chosen: Move | None = None
         self.over = False
 
     def due(self) -> tuple[int, frozenset[str]]:
@@ -183,19 +185,23 @@ class Rounds:
 
     # -- what the local seat posts
 
-    def own(self, kinds: frozenset[str], chosen: Move | None) -> tuple[str, dict[str, Any]] | None:
-        """The kind and body of the local seat's next entry when it is due with `kinds`; None
-        while it must still choose its move. Blame if an input of its body is bad."""
+    def own(self, kinds: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
+        """The kind and body of the local seat's next entry when it is due with `kinds` (the
+        chosen move is then used up); None while it must still choose its move. Blame if an
+        input of its body is bad."""
         if kinds == frozenset({ACCEPT}):
+            self.chosen = None
             return ACCEPT, {"genesis": self.genesis}
         seat = self.seat
         assert seat is not None
         move: Move | None = None
         if self.schedule.step is Step.TURNS and YARD_KEY not in kinds:
-            move = PASS if self.auto_pass else chosen
+            move = PASS if self.auto_pass else self.chosen
             if move is None:
                 return None
             kind = PLAY if isinstance(move, Play) else DRAW if isinstance(move, Draw) else PASS_KIND
         else:
             kind = next(iter(kinds))
-        return kind, seat.body(kind, move)
+        body = seat.body(kind, move)
+        self.chosen = None
+        return kind, body

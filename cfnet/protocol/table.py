@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from cfnet.errors import LocalProtocolError
 from cfnet.game.engine import Game, Move, PlayerView, PublicRound
-from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.referee import MAX_ABORT_ENTRY, MAX_ORDINARY_ENTRY, OFFLINE, Referee
 from cfnet.protocol.round_checks import RoundChecks
 from cfnet.protocol.schedule import Step
@@ -28,19 +27,6 @@ __all__ = ["MAX_ABORT_ENTRY", "MAX_ORDINARY_ENTRY", "OFFLINE", "Table"]
 
 class Table(Referee):
     """One table's protocol state; `local` is None for an observer (what `cfnet verify` runs)."""
-
-    def __init__(
-        self,
-        genesis: bytes,
-        local: LocalSeat | None = None,
-        now: float = 0.0,
-        unproven_rounds: frozenset[int] = frozenset(),
-    ) -> None:
-        """See `Referee`; the local seat's move waits in `_chosen` until it is posted."""
-        super().__init__(genesis, local, now, unproven_rounds)
-        self._chosen: Move | None = None
-
-    # ------------------------------------------------------------------ views
 
     @property
     def game(self) -> Game:
@@ -87,7 +73,7 @@ class Table(Referee):
         return (
             local_turn
             and self.step is Step.TURNS
-            and self._chosen is None
+            and self.rounds.chosen is None
             and not self.rounds.auto_pass
         )
 
@@ -107,7 +93,7 @@ class Table(Referee):
         if move not in legal:
             allowed = ", ".join(str(m) for m in legal[:12])
             raise LocalProtocolError(f"{move} is not a legal move now: you may {allowed}")
-        self._chosen = move
+        self.rounds.chosen = move
 
     # ------------------------------------------------------------------ time
 
@@ -175,13 +161,12 @@ class Table(Referee):
         if due is None or due[0] != self.me:
             return None
         try:
-            own = self.rounds.own(due[1], self._chosen)
+            own = self.rounds.own(due[1])
         except Blame as error:
             self._events += self._private_fault(error)
             return self._next_own(now)
         if own is None:
             return None
-        self._chosen = None
         entry = local.sign(self.table_id, len(self.entries), self.head, *own)
         self._events += self._accept(entry, now, due[0], due[1])
         return entry
