@@ -107,7 +107,6 @@ class RoundChecks:
     moves: list[tuple[int, Move, int]] = field(default_factory=list)
     suspect: tuple[int, int] | None = None
     seeds: list[bytes] = field(default_factory=list)
-    reveal_seqs: list[int] = field(default_factory=list)
     head: bytes = b""
     scores: tuple[int, ...] = ()
     totals: tuple[int, ...] = ()
@@ -366,7 +365,6 @@ class RoundChecks:
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
         self.seeds.append(body["seed"])
-        self.reveal_seqs.append(entry.seq)
         self.head = entry.hash
         return []
 

@@ -48,12 +48,8 @@ class Rounds:
         unproven_rounds: frozenset[int],
     ) -> None:
         """`genesis`: the hash of the table entry each seat accepts."""
-        self.table_id, self.genesis, self.options, self.players = (
-            table_id,
-            genesis,
-            options,
-            players,
-        )
+        self.table_id, self.genesis = table_id, genesis
+        self.options, self.players = options, players
         self.local = local
         self.unproven_rounds = unproven_rounds
         self.schedule = Schedule(players)

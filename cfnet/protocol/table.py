@@ -26,7 +26,9 @@ __all__ = ["MAX_ABORT_ENTRY", "MAX_ORDINARY_ENTRY", "OFFLINE", "Table"]
 
 
 class Table(Referee):
-    """One table's protocol state; `local` is None for an observer (what `cfnet verify` runs)."""
+    """One table's protocol state, `Table(genesis, local, now)`: the referee's chain and game,
+    and the local seat's view, moves, posts and timers (`local` None: an observer, what
+    `cfnet verify` runs)."""
 
     @property
     def game(self) -> Game:
