@@ -167,10 +167,13 @@ def test_commitment_copied_from_another_seat() -> None:
         if r is None:
             return None
         if kind == "shuffle_a":
-            copied = {"seed_commitment": r.seed_commits[0], "nonce_commitment": r.nonce_commits[0]}
+            copied = {
+                "seed_commitment": r.a[0].seed_commitment,
+                "nonce_commitment": r.a[0].nonce_commitment,
+            }
             return kind, {**body, **copied}
         if kind == "shuffle_b":
-            return kind, {**body, "nonce": r.nonces[0]}
+            return kind, {**body, "nonce": r.b[0].nonce}
         return None
 
     network, cheater = run(3, 9, 2, rewrite, times=2)

@@ -48,7 +48,7 @@ def _check(network: Network, crypto: bool) -> None:
     h = hand_size(players)
     for seat, table in enumerate(network.tables):
         r = table.round
-        if r is None or len(r.b_decks) < players or r.seeds:
+        if r is None or len(r.b) < players or r.seeds:
             continue
         assert table.local is not None
         deck, keys, played, drawer = _known_keys(table.entries, players)

@@ -7,7 +7,7 @@ found while opening is seen by this seat alone (Blame with the culprit). Pure bu
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,7 @@ from cfnet.errors import LocalProtocolError
 from cfnet.game.engine import DRAW, Move, Play
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import Event, HandDealt, MoveMade
-from cfnet.protocol.round_checks import RoundChecks
+from cfnet.protocol.round_checks import HopA, HopB, RoundChecks
 from cfnet.protocol.schedule import Step
 from cfnet.protocol.wire import (
     CERTIFY,
@@ -189,7 +189,7 @@ class SeatRound:
         if me == 0:
             deck = shuffle_phase_a(source, secrets)
         else:
-            deck = self._hop(shuffle_phase_a, checks.a_decks, checks.a_seqs, me - 1)
+            deck = self._hop(shuffle_phase_a, checks.a, me - 1)
         mask = secrets.mask_commitment()
         proof = prove_shuffle(
             context(checks.table_id, r, me),
@@ -212,15 +212,15 @@ class SeatRound:
         checks, secrets, me = self.checks, self.secrets, self.me
         source = checks.hop_input(Step.SHUFFLE_B, me)
         if me == 0:
-            deck = self._hop(shuffle_phase_b, checks.a_decks, checks.a_seqs, checks.players - 1)
+            deck = self._hop(shuffle_phase_b, checks.a, checks.players - 1)
         else:
-            deck = self._hop(shuffle_phase_b, checks.b_decks, checks.b_seqs, me - 1)
+            deck = self._hop(shuffle_phase_b, checks.b, me - 1)
         key_points = secrets.key_commitments()
         rekey = prove_rekey(
             context(checks.table_id, checks.number, me),
             source,
             deck,
-            checks.masks[me],
+            checks.a[me].mask,
             key_points,
             secrets.masking_key,
             secrets.position_keys,
@@ -233,8 +233,9 @@ class SeatRound:
             "proof": rekey.to_bytes(),
         }
 
-    def _hop(self, step: Any, decks: list[list[bytes]], seqs: list[int], source: int) -> list[Any]:
-        deck = decks[source]
+    def _hop(self, step: Any, hops: Sequence[HopA | HopB], source: int) -> list[Any]:
+        """`step` applied to seat `source`'s deck; a bad point there is that seat's fault."""
+        deck = hops[source].deck
         try:
             out: list[Any] = step(deck, self.secrets)
         except DeckError:
@@ -242,7 +243,7 @@ class SeatRound:
             raise blame(
                 source,
                 f"position {index} of its deck is not a point of the group",
-                seqs[source],
+                hops[source].seq,
                 index,
             ) from None
         return out

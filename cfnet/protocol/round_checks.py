@@ -70,6 +70,27 @@ class PendingDraw:
 
 
 @dataclass(frozen=True, slots=True)
+class HopA:
+    """A seat's `shuffle_a`, checked: its entry's seq, deck and commitments."""
+
+    seq: int
+    deck: list[bytes]
+    mask: bytes
+    seed_commitment: bytes
+    nonce_commitment: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class HopB:
+    """A seat's `shuffle_b`, checked: its entry's seq, deck, key commitments and nonce."""
+
+    seq: int
+    deck: list[bytes]
+    key_commitments: list[bytes]
+    nonce: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class AuditResult:
     """A round that passed the audit: the tile at every position and the replayed round."""
 
@@ -88,17 +109,10 @@ class RoundChecks:
     options: RuleOptions
     me: int | None
     check_proofs: bool = True
-    seed_commits: list[bytes] = field(default_factory=list)
-    masks: list[bytes] = field(default_factory=list)
-    nonce_commits: list[bytes] = field(default_factory=list)
-    nonces: list[bytes] = field(default_factory=list)
+    a: list[HopA] = field(default_factory=list)
+    b: list[HopB] = field(default_factory=list)
     starter: int = 0
     public: PublicRound | None = None
-    a_decks: list[list[bytes]] = field(default_factory=list)
-    a_seqs: list[int] = field(default_factory=list)
-    b_decks: list[list[bytes]] = field(default_factory=list)
-    b_seqs: list[int] = field(default_factory=list)
-    key_commits: list[list[bytes]] = field(default_factory=list)
     keys: list[dict[int, bytes]] = field(default_factory=list)
     owner: list[int | None] = field(default_factory=list)
     next_yard: int = 0
@@ -169,7 +183,7 @@ class RoundChecks:
 
     @property
     def final_deck(self) -> list[bytes]:
-        return self.b_decks[-1]
+        return self.b[-1].deck
 
     # -- live checks
 
@@ -186,8 +200,8 @@ class RoundChecks:
     def hop_input(self, phase: Step, seat: int) -> list[bytes]:
         """The deck `seat`'s step of `phase` takes: the previous step's output."""
         if phase is Step.SHUFFLE_A:
-            return round_deck(self.centre) if seat == 0 else self.a_decks[seat - 1]
-        return self.a_decks[-1] if seat == 0 else self.b_decks[seat - 1]
+            return round_deck(self.centre) if seat == 0 else self.a[seat - 1].deck
+        return self.a[-1].deck if seat == 0 else self.b[seat - 1].deck
 
     def _proven(self, entry: Entry, check: Any) -> None:
         """Run a hop proof's check unless the proofs are not checked or the hop is our own."""
@@ -213,16 +227,22 @@ class RoundChecks:
                 ShuffleProof.from_bytes(body["proof"], DECK_SIZE),
             ),
         )
-        self.a_decks.append(deck)
-        self.a_seqs.append(entry.seq)
-        self.masks.append(body["mask_commitment"])
-        self.seed_commits.append(body["seed_commitment"])
-        self.nonce_commits.append(body["nonce_commitment"])
+        self.a.append(
+            HopA(
+                entry.seq,
+                deck,
+                body["mask_commitment"],
+                body["seed_commitment"],
+                body["nonce_commitment"],
+            )
+        )
         return []
 
     def _on_shuffle_b(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         try:
-            check_nonce(body["nonce"], self.nonce_commits[seat], self.table_id, self.number, seat)
+            check_nonce(
+                body["nonce"], self.a[seat].nonce_commitment, self.table_id, self.number, seat
+            )
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
         deck = self._checked_deck(entry, unpack(body["deck"]))
@@ -234,25 +254,22 @@ class RoundChecks:
                 where,
                 self.hop_input(Step.SHUFFLE_B, seat),
                 deck,
-                self.masks[seat],
+                self.a[seat].mask,
                 key_points,
                 RekeyProof.from_bytes(body["proof"], DECK_SIZE),
             ),
         )
-        self.b_decks.append(deck)
-        self.b_seqs.append(entry.seq)
-        self.key_commits.append(key_points)
-        self.nonces.append(body["nonce"])
-        if len(self.b_decks) < self.players:
+        self.b.append(HopB(entry.seq, deck, key_points, body["nonce"]))
+        if len(self.b) < self.players:
             return []
-        index = joint_draw_index(self.nonces, self.table_id, self.number)
+        index = joint_draw_index([hop.nonce for hop in self.b], self.table_id, self.number)
         self.starter = starting_seat(self.number, self.players, index)
         self.public = PublicRound(self.players, self.number, self.starter, self.options)
         return [RoundStarted(self.number, self.starter)]
 
     def _check_key(self, entry: Entry, key: bytes, position: int) -> bytes:
         seat = entry.seat
-        commitment = self.key_commits[seat][position]
+        commitment = self.b[seat].key_commitments[position]
         try:
             return check_key(key, commitment, position)
         except DeckError as error:
@@ -321,7 +338,7 @@ class RoundChecks:
         return blame(
             last,
             f"position {position} of its final deck is not a point of the group",
-            self.b_seqs[last],
+            self.b[last].seq,
             position,
         )
 
@@ -361,7 +378,7 @@ class RoundChecks:
 
     def _on_reveal(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         try:
-            check_seed(body["seed"], self.seed_commits[seat], self.table_id, self.number, seat)
+            check_seed(body["seed"], self.a[seat].seed_commitment, self.table_id, self.number, seat)
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
         self.seeds.append(body["seed"])
