@@ -186,7 +186,6 @@ class Rounds:
         chosen move is then used up); None while it must still choose its move. Blame if an
         input of its body is bad."""
         if kinds == frozenset({ACCEPT}):
-            self.chosen = None
             return ACCEPT, {"genesis": self.genesis}
         seat = self.seat
         assert seat is not None
