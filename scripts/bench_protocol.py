@@ -23,7 +23,7 @@ from cfnet.deck.proofs import check_rekey, check_shuffle, prove_rekey, prove_shu
 from cfnet.deck.sra import TILE_POINTS, SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import double
-from cfnet.protocol.round_state import Step
+from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import play_protocol_game, start_tables
 from cfnet.protocol.verify import verify_entries
 from cfnet.record.logfile import read_log, write_log
@@ -52,14 +52,12 @@ def setup_time(players: int, seed: int) -> tuple[float, dict[str, int]]:
         setattr(sodium, name, counted(name))
     try:
         start = time.perf_counter()
-        network.run(
-            until=lambda: all(t.round and t.round.step is Step.TURNS for t in network.tables)
-        )
+        network.run(until=lambda: all(t.step is Step.TURNS for t in network.tables))
         elapsed = time.perf_counter() - start
     finally:
         for name, original in originals.items():
             setattr(sodium, name, original)
-    assert all(t.round and t.round.mine for t in network.tables)
+    assert all(t.rounds.seat and t.rounds.seat.mine for t in network.tables)
     return elapsed, counts
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import FaultFound
-from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
 from cfnet.protocol.verify import verify_entries
 from cfnet.record.codec import encode_canonical

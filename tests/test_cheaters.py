@@ -11,7 +11,7 @@ import nacl.bindings as sodium
 import pytest
 from cheaters import Cheater, assert_caught, bad_signature, resign, run
 
-from cfnet.protocol.round_state import Step
+from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, Tamper
 from cfnet.protocol.wire import (
     BAD_ENTRY,
@@ -167,10 +167,13 @@ def test_commitment_copied_from_another_seat() -> None:
         if r is None:
             return None
         if kind == "shuffle_a":
-            copied = {"seed_commitment": r.seed_commits[0], "nonce_commitment": r.nonce_commits[0]}
+            copied = {
+                "seed_commitment": r.a[0].seed_commitment,
+                "nonce_commitment": r.a[0].nonce_commitment,
+            }
             return kind, {**body, **copied}
         if kind == "shuffle_b":
-            return kind, {**body, "nonce": r.nonces[0]}
+            return kind, {**body, "nonce": r.b[0].nonce}
         return None
 
     network, cheater = run(3, 9, 2, rewrite, times=2)
@@ -257,7 +260,7 @@ def test_seat_that_never_reveals() -> None:
     network, _ = run(3, 17, 0, tamper=tamper)
     assert_caught(network, 0, TIMEOUT)
     assert network.tables[1].round is not None
-    assert network.tables[1].round.step is Step.REVEAL
+    assert network.tables[1].step is Step.REVEAL
     assert network.now >= 60, "blamed only after the deadline"
 
 

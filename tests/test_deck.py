@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterator, Sequence
 import nacl.bindings as sodium
 import nacl.exceptions
 import pytest
+from deck_helpers import audit_deck, new_seed, open_point, open_tile, tile_point
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,24 +28,19 @@ from cfnet.deck.sra import (
     TILE_POINTS,
     DeckError,
     SeatSecrets,
-    audit_deck,
     check_deck,
     check_key,
     check_nonce,
     check_seed,
     group_commitment,
     joint_draw_index,
-    new_seed,
     nonce_commitment,
-    open_point,
     open_points,
-    open_tile,
     round_deck,
     seed_commitment,
     shuffle_phase_a,
     shuffle_phase_b,
     tile_for_point,
-    tile_point,
 )
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.rules import hand_size

@@ -24,8 +24,8 @@ from cfnet.game.bots import GreedyBot
 from cfnet.game.rules import RuleOptions
 from cfnet.net.lobby import HostLobby, join_table
 from cfnet.net.mesh import Mesh
-from cfnet.protocol.events import Event
-from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
 from cfnet.protocol.wire import ABORT, EQUIVOCATION, SHUFFLE_A, pack, unpack
 from cfnet.protocol.wire import TIMEOUT as LATE
 from cfnet.record.entry import Entry, decode_entry
@@ -242,11 +242,11 @@ class Faulty(Table):
 
     failed = False
 
-    def receive(self, wire: bytes, now: float) -> list[Event]:
+    def receive(self, wire: bytes, now: float) -> None:
         if not self.failed and decode_entry(wire).seat == 0:
             self.failed = True
             raise RuntimeError("test: a bug in the table")
-        return super().receive(wire, now)
+        super().receive(wire, now)
 
 
 async def _faulty_table_game(tmp: Path) -> list[int]:

@@ -16,7 +16,8 @@ from cfnet.game.bots import GreedyBot
 from cfnet.game.moves import PASS, IllegalMoveError
 from cfnet.game.rules import RuleOptions
 from cfnet.net.lobby import HostLobby
-from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.session import GameAborted, GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent

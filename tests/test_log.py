@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import pytest
+from chain_helpers import Chain, ChainError, ChainProblem, EquivocationError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,12 +19,8 @@ from cfnet.record.entry import (
     HASH_DOMAIN,
     MAX_ENTRY_BYTES,
     SIGN_DOMAIN,
-    Chain,
-    ChainError,
-    ChainProblem,
     Entry,
     Equivocation,
-    EquivocationError,
     MalformedEntry,
     decode_entry,
     entry_hash,

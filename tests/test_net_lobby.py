@@ -22,9 +22,17 @@ from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import HostLobby, LobbyEvent, Seating, SeatTaken, TableOpened, join_table
-from cfnet.net.roster import LobbyError, Roster
-from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
+from cfnet.net.lobby import (
+    HostLobby,
+    LobbyError,
+    LobbyEvent,
+    Seating,
+    SeatTaken,
+    TableOpened,
+    join_table,
+)
+from cfnet.net.roster import Roster
+from cfnet.protocol.genesis import SeatInfo, make_genesis, parse_genesis
 from cfnet.record.identity import Identity
 
 HOST = Identity.from_seed(b"\x01" * 32)

@@ -10,12 +10,13 @@ import time
 from collections.abc import Callable, Sequence
 
 import pytest
+from chain_helpers import Chain, ChainError
 from net_helpers import LOOPBACK
 
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.mesh import Mesh
-from cfnet.record.entry import Chain, ChainError, Entry, MalformedEntry, decode_entry, sign_entry
+from cfnet.record.entry import Entry, MalformedEntry, decode_entry, sign_entry
 from cfnet.record.identity import Identity
 
 TABLE = os.urandom(16)

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from cfnet.deck.sra import round_deck
+from cfnet.deck.sra import first_invalid, round_deck
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.moves import PASS
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import double
-from cfnet.protocol.round_state import first_invalid
-from cfnet.protocol.table import (
-    MAX_ABORT_ENTRY,
-    MAX_ORDINARY_ENTRY,
-    MAX_PENDING_BYTES,
-    PENDING_SLACK,
-    LocalSeat,
-    SeatInfo,
-    Table,
-    make_genesis,
-)
+from cfnet.protocol.chain import MAX_PENDING_BYTES, PENDING_SLACK
+from cfnet.protocol.genesis import SeatInfo, make_genesis
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import MAX_ABORT_ENTRY, MAX_ORDINARY_ENTRY, Table
 from cfnet.protocol.testing import Network, play_protocol_game, sim_identity, start_tables
 from cfnet.protocol.verify import verify_entries
 from cfnet.protocol.wire import EQUIVOCATION, PROTOCOL_VERSION, TIMEOUT, check_display_name
@@ -42,9 +35,9 @@ def test_local_moves_are_checked() -> None:
         mover.choose(PASS)
     with pytest.raises(LocalProtocolError, match="not your turn"):
         other.choose(legal[0])
-    assert mover.outgoing(network.now) == []
+    assert mover.entries_to_send(network.now) == []
     mover.choose(legal[0])
-    assert [e.kind for e in mover.outgoing(network.now)] == ["play"]
+    assert [e.kind for e in mover.entries_to_send(network.now)] == ["play"]
 
 
 def test_garbage_changes_nothing() -> None:
@@ -56,7 +49,10 @@ def test_garbage_changes_nothing() -> None:
         with pytest.raises(PeerProtocolError):
             table.receive(junk, network.now)
     assert table.entries == before and table.fault is None
-    assert table.receive(before[-1].wire, network.now) == []  # an echo
+    while table.next_event() is not None:
+        pass
+    table.receive(before[-1].wire, network.now)  # an echo
+    assert table.next_event() is None
 
 
 def test_seats_must_match_keys() -> None:
@@ -97,8 +93,8 @@ def test_deadline_then_the_next_poster() -> None:
         return []
 
     network.tampers = {1: silent, 0: lambda e: [] if e.kind == "abort" else [(e.wire, None)]}
-    assert network.tables[2].next_deadline() == 30
-    assert network.tables[1].deadline == 30 and network.tables[1].next_deadline() is None
+    assert network.tables[2].get_timer() == 30
+    assert network.tables[1].awaited == 1 and network.tables[1].get_timer() is None
     network.run()
     late = network.tables[2]
     assert late.aborted is not None and late.aborted.seat == 1
@@ -136,16 +132,16 @@ def test_entries_ahead_are_checked_and_bounded() -> None:
             observer.receive(wire, 0.0)
     with pytest.raises(PeerProtocolError, match="over"):
         observer.receive(entry(ids[2], 5, bytes(MAX_ABORT_ENTRY)), 0.0)
-    assert observer.rejected == {} and observer._pending_bytes == [0, 0, 0]
+    assert observer.rejected == {} and observer.chain._pending_bytes == [0, 0, 0]
     queued = entry(ids[2], 5, bytes(MAX_ABORT_ENTRY // 2))
     observer.receive(queued, 0.0)
     observer.receive(queued, 0.0)  # the same wire again is kept once
-    assert observer._pending_bytes == [0, 0, len(queued)]
+    assert observer.chain._pending_bytes == [0, 0, len(queued)]
     with pytest.raises(PeerProtocolError, match="wait ahead"):
         for seq in range(2, 6 + PENDING_SLACK):
             for size in range(4):
                 observer.receive(entry(ids[2], seq, bytes(MAX_ABORT_ENTRY - 256 - size)), 0.0)
-    assert observer._pending_bytes[2] <= MAX_PENDING_BYTES
+    assert observer.chain._pending_bytes[2] <= MAX_PENDING_BYTES
 
 
 def test_a_forged_entry_is_not_blamed_on_its_seat() -> None:
@@ -159,7 +155,7 @@ def test_a_forged_entry_is_not_blamed_on_its_seat() -> None:
     with pytest.raises(PeerProtocolError, match="signature"):
         table.receive(forged.wire, 0.0)
     assert table.rejected == {}
-    table.handle_timeout(31.0)
+    table.handle_timer(31.0)
     assert table.fault is not None and "refused" not in table.fault.detail
 
 
@@ -223,7 +219,7 @@ def test_a_second_genesis_is_an_equivocation_of_seat_0() -> None:
     table = Table(genesis.wire, LocalSeat(ids[1], 1))
     table.receive(other.wire, 0.0)
     assert table.fault is not None and table.fault.code == EQUIVOCATION
-    (abort,) = table.outgoing(0.0)
+    (abort,) = table.entries_to_send(0.0)
     assert abort.seq == 1 and abort.prev == genesis.hash
     assert table.aborted is not None and table.aborted.seat == 0
     observer = Table(genesis.wire)

@@ -3,7 +3,9 @@ it (or drawn by it) and not yet played, from everything it has seen plus its own
 
 from __future__ import annotations
 
-from cfnet.deck.sra import DeckError, SeatSecrets, open_point, tile_for_point
+from deck_helpers import open_point
+
+from cfnet.deck.sra import DeckError, SeatSecrets, tile_for_point
 from cfnet.game.rules import RuleOptions, hand_size
 from cfnet.protocol.testing import Network, start_tables
 from cfnet.protocol.wire import unpack
@@ -46,7 +48,7 @@ def _check(network: Network, crypto: bool) -> None:
     h = hand_size(players)
     for seat, table in enumerate(network.tables):
         r = table.round
-        if r is None or len(r.b_decks) < players or r.seeds:
+        if r is None or len(r.b) < players or r.seeds:
             continue
         assert table.local is not None
         deck, keys, played, drawer = _known_keys(table.entries, players)

@@ -33,7 +33,7 @@ def test_a_move_an_abort_supersedes_leaves_the_timeline() -> None:
     if hand.awaiting_local_move:
         assert player is not None
         hand.choose(player.choose(hand.view()))
-    (h_entry,) = hand.outgoing(network.now)
+    (h_entry,) = hand.entries_to_send(network.now)
 
     timeline = Timeline(observer.entries[0].wire)
     for entry in observer.entries[1:]:

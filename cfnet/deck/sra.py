@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,11 +66,6 @@ TILE_POINTS: tuple[bytes, ...] = tuple(_hash_to_point(tile) for tile in ALL_TILE
 _TILE_OF_POINT: dict[bytes, Tile] = dict(zip(TILE_POINTS, ALL_TILES, strict=True))
 
 
-def tile_point(tile: Tile) -> bytes:
-    """The public point of `tile` (TILE_POINTS[tile.index])."""
-    return TILE_POINTS[tile.index]
-
-
 def tile_for_point(point: bytes) -> Tile:
     """The tile whose point is `point`; DeckError if it is no tile's point."""
     tile = _TILE_OF_POINT.get(point)
@@ -83,11 +77,6 @@ def tile_for_point(point: bytes) -> Tile:
 def round_deck(centre: Tile) -> list[bytes]:
     """The 54 tile points of a round, in tile-index order, without the centre double."""
     return [point for tile, point in zip(ALL_TILES, TILE_POINTS, strict=True) if tile != centre]
-
-
-def new_seed() -> bytes:
-    """A fresh 32-byte round seed from the operating system."""
-    return os.urandom(SEED_BYTES)
 
 
 def _secret_scalar(seed: bytes, label: str, info: bytes) -> bytes:
@@ -240,7 +229,7 @@ def check_deck(deck: object, size: int, *, validate_points: bool = True) -> list
                 f"positions {seen[point]} and {position} hold the same point: "
                 "every point of a deck must be distinct"
             )
-        if validate_points and not sodium.crypto_core_ed25519_is_valid_point(point):
+        if validate_points and not is_valid_point(point):
             raise DeckError(f"position {position} is not a point of the prime-order group")
         seen[point] = position
         points.append(point)
@@ -341,36 +330,16 @@ def open_points(points: Sequence[bytes], key_sets: Sequence[Sequence[bytes]]) ->
     ]
 
 
-def open_point(point: bytes, keys: Sequence[bytes]) -> bytes:
-    """`point` with `keys` removed: one multiplication by the inverse of their product."""
-    return open_points([point], [keys])[0]
+def is_valid_point(point: bytes) -> bool:
+    """Whether `point` is a canonical point of the prime-order group (what libsodium accepts)."""
+    valid: bool = sodium.crypto_core_ed25519_is_valid_point(point)
+    return valid
 
 
-def open_tile(point: bytes, keys: Sequence[bytes]) -> Tile:
-    """The tile under `point` once `keys` are removed; DeckError if it is not a tile."""
-    return tile_for_point(open_point(point, keys))
-
-
-def audit_deck(deck: Sequence[bytes], centre: Tile, secrets: Sequence[SeatSecrets]) -> list[Tile]:
-    """Open every position of the final deck with every seat's key: it must hold exactly the 54
-    tiles other than `centre`. Returns them in position order (the deck for `Round.deal`)."""
-    points = check_deck(deck, ROUND_DECK_SIZE, validate_points=False)
-    if any(len(s.position_keys) != ROUND_DECK_SIZE for s in secrets):
-        raise LocalProtocolError(f"audit_deck needs secrets of size {ROUND_DECK_SIZE}")
-    opened = open_points(
-        points, [[s.position_keys[p] for s in secrets] for p in range(len(points))]
-    )
-    first_seen: dict[Tile, int] = {}
-    for position, point in enumerate(opened):
-        tile = _TILE_OF_POINT.get(point)
-        if tile is None:
-            raise DeckError(f"position {position} does not open to a tile")
-        if tile == centre:
-            raise DeckError(f"position {position} opens to the centre double {centre}")
-        if tile in first_seen:
-            raise DeckError(
-                f"positions {first_seen[tile]} and {position} both open to {tile}: "
-                "a shuffle step copied a position"
-            )
-        first_seen[tile] = position
-    return list(first_seen)
+def first_invalid(points: Sequence[bytes]) -> int:
+    """The index of the first point libsodium refuses; LocalProtocolError if none is (a
+    multiplication failed for another reason: nobody can be accused of a bad point)."""
+    for index, point in enumerate(points):
+        if not is_valid_point(point):
+            return index
+    raise LocalProtocolError("a multiplication failed, yet every point of its input is valid")

@@ -21,8 +21,9 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.net.handshake import NET_VERSION, TABLE_ID_BYTES
+from cfnet.net.handshake import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
+from cfnet.record.entry import TABLE_ID_BYTES
 
 log = logging.getLogger("cfnet.net")
 

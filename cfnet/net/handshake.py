@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.net import cpace
 from cfnet.record.codec import encode_canonical
+from cfnet.record.entry import TABLE_ID_BYTES
 from cfnet.record.identity import (
     PUBLIC_KEY_BYTES,
     SIGNATURE_BYTES,
@@ -42,7 +43,6 @@ from cfnet.record.identity import (
 )
 
 NET_VERSION = 2
-TABLE_ID_BYTES = 16
 CONFIRM_BYTES = 32
 FRAME_KEY_BYTES = 32
 LABEL = b"cfnet/v2/handshake"  # also CPace's channel identifier CI

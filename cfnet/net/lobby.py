@@ -31,7 +31,10 @@ from typing import Any
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo, check_name
-from cfnet.net.handshake import TABLE_ID_BYTES, Handshake, WrongJoinCode
+from cfnet.net.handshake import (
+    Handshake,
+    WrongJoinCode,
+)
 from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
 from cfnet.net.roster import (
     LOBBY_IDLE,
@@ -46,7 +49,8 @@ from cfnet.net.roster import (
     receive,
 )
 from cfnet.net.watch import Watchers
-from cfnet.protocol.table import SeatInfo, make_genesis, parse_genesis
+from cfnet.protocol.genesis import SeatInfo, make_genesis, parse_genesis
+from cfnet.record.entry import TABLE_ID_BYTES
 from cfnet.record.identity import Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")

@@ -4,57 +4,66 @@ every position and replay every move with full information. Pure; raises Blame."
 
 from __future__ import annotations
 
-from cfnet.deck.sra import DeckError, SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
+from collections.abc import Callable, Sequence
+
+from cfnet.deck.sra import (
+    DeckError,
+    SeatSecrets,
+    first_invalid,
+    round_deck,
+    shuffle_phase_a,
+    shuffle_phase_b,
+)
 from cfnet.game.moves import IllegalMoveError
 from cfnet.game.round import Round
 from cfnet.game.tiles import ALL_TILES
-from cfnet.protocol.round_state import AuditResult, RoundState, first_invalid
+from cfnet.protocol.round_checks import AuditResult, HopA, HopB, RoundChecks
 from cfnet.protocol.wire import Blame, blame
 
+Shuffle = Callable[[Sequence[bytes], SeatSecrets], list[bytes]]
 
-def audit_round(state: RoundState, skip: int | None = None) -> AuditResult:
+
+def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
     """Check a revealed round; `skip` is a seat whose shuffle steps need no recomputation (the
     local seat's own). Blames the first offending entry in chain order."""
     n, r, table_id = state.players, state.number, state.table_id
     secrets = [SeatSecrets.derive(seed, table_id, r, s) for s, seed in enumerate(state.seeds)]
     for seat, derived in enumerate(secrets):
-        if derived.starter_nonce != state.nonces[seat]:
-            raise blame(seat, "its starter nonce is not the one its seed gives", state.b_seqs[seat])
+        if derived.starter_nonce != state.b[seat].nonce:
+            raise blame(seat, "its starter nonce is not the one its seed gives", state.b[seat].seq)
     previous, previous_seq, previous_seat = round_deck(state.centre), -1, -1
-    for phase, decks, seqs, shuffle in (
-        ("A", state.a_decks, state.a_seqs, shuffle_phase_a),
-        ("B", state.b_decks, state.b_seqs, shuffle_phase_b),
-    ):
+    phases: tuple[tuple[str, Sequence[HopA | HopB], Shuffle], ...] = (
+        ("A", state.a, shuffle_phase_a),
+        ("B", state.b, shuffle_phase_b),
+    )
+    for phase, hops, shuffle in phases:
         for seat in range(n):
+            hop = hops[seat]
             if seat != skip:
                 try:
                     expected = shuffle(previous, secrets[seat])
                 except DeckError:
                     raise _bad_point(previous_seat, previous_seq, previous) from None
-                if expected != decks[seat]:
+                if expected != hop.deck:
                     where = next(
-                        i
-                        for i, (a, b) in enumerate(zip(expected, decks[seat], strict=True))
-                        if a != b
+                        i for i, (a, b) in enumerate(zip(expected, hop.deck, strict=True)) if a != b
                     )
                     raise blame(
                         seat,
                         f"its phase-{phase} deck is not the one its revealed seed gives "
                         f"(first difference at position {where})",
-                        seqs[seat],
+                        hop.seq,
                     )
-                if phase == "A" and secrets[seat].mask_commitment() != state.masks[seat]:
-                    raise blame(
-                        seat, "its mask commitment is not that of its seed's key", seqs[seat]
-                    )
+                if isinstance(hop, HopA) and secrets[seat].mask_commitment() != hop.mask:
+                    raise blame(seat, "its mask commitment is not that of its seed's key", hop.seq)
                 if (
-                    phase == "B"
-                    and list(secrets[seat].key_commitments()) != state.key_commits[seat]
+                    isinstance(hop, HopB)
+                    and list(secrets[seat].key_commitments()) != hop.key_commitments
                 ):
                     raise blame(
-                        seat, "its key commitments are not those of its seed's keys", seqs[seat]
+                        seat, "its key commitments are not those of its seed's keys", hop.seq
                     )
-            previous, previous_seq, previous_seat = decks[seat], seqs[seat], seat
+            previous, previous_seq, previous_seat = hop.deck, hop.seq, seat
     sources = list(range(len(previous)))
     for derived in reversed(secrets):
         sources = [derived.permutation[i] for i in sources]

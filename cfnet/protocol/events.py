@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cfnet.game.board import EndReason
@@ -102,3 +103,11 @@ Event = (
     | FaultFound
     | Aborted
 )
+
+
+def drain(next_event: Callable[[], Event | None]) -> list[Event]:
+    """Every event a queue (a table's `next_event`) holds, oldest first; the queue is empty."""
+    events: list[Event] = []
+    while (event := next_event()) is not None:
+        events.append(event)
+    return events

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from cfnet.errors import PeerProtocolError
 from cfnet.game.bots import Player, make_bot
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Appended, Event
-from cfnet.protocol.table import LocalSeat, SeatInfo, Table, make_genesis
+from cfnet.protocol.events import Appended, Event, drain
+from cfnet.protocol.genesis import SeatInfo, make_genesis
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
 from cfnet.protocol.wire import DEFAULT_TIMEOUT
 from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity
@@ -57,7 +59,13 @@ class Network:
     """Links (sender, receiver) that lose everything sent on them."""
 
     def __post_init__(self) -> None:
-        self.events = [t.drain_events() for t in self.tables]
+        self.events = [drain(t.next_event) for t in self.tables]
+
+    def _take_events(self, seat: int) -> list[Event]:
+        """The events seat `seat`'s table queued since the last call (kept in `events`)."""
+        got = drain(self.tables[seat].next_event)
+        self.events[seat] += got
+        return got
 
     def run(self, until: Callable[[], bool] | None = None) -> None:
         """Play until every table is finished, nothing more can happen, or `until()` holds
@@ -75,8 +83,8 @@ class Network:
         for seat, (table, player) in enumerate(zip(self.tables, self.players, strict=True)):
             if player is not None and table.awaiting_local_move:
                 table.choose(player.choose(table.view()))
-            posted = table.outgoing(self.now)
-            self.events[seat] += table.drain_events()
+            posted = table.entries_to_send(self.now)
+            self._take_events(seat)
             for entry in posted:
                 moved = True
                 tamper = self.tampers.get(seat)
@@ -89,12 +97,11 @@ class Network:
             if (sender, target) in self.cut:
                 continue
             try:
-                got = self.tables[target].receive(wire, self.now)
+                self.tables[target].receive(wire, self.now)
             except PeerProtocolError as error:
                 self.errors.append((target, error))
                 continue
-            self.events[target] += got
-            for event in got:
+            for event in self._take_events(target):
                 if isinstance(event, Appended):
                     echo = event.entry.wire
                     queue.extend((target, t, echo) for t in range(len(self.tables)) if t != target)
@@ -103,13 +110,13 @@ class Network:
         return moved
 
     def _advance_clock(self) -> bool:
-        deadlines = [d for t in self.tables if (d := t.next_deadline()) is not None]
+        deadlines = [d for t in self.tables if (d := t.get_timer()) is not None]
         if not deadlines:
             return False
         self.now = max(self.now, min(deadlines))
         for seat, table in enumerate(self.tables):
-            table.handle_timeout(self.now)
-            self.events[seat] += table.drain_events()
+            table.handle_timer(self.now)
+            self._take_events(seat)
         return True
 
 

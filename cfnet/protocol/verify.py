@@ -9,12 +9,14 @@ the seat that was due; a `timeout` abort is its poster's claim, which time canno
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
-from cfnet.protocol.events import Aborted, FaultFound, RoundScored
-from cfnet.protocol.table import OFFLINE, Table, parse_genesis
+from cfnet.protocol.events import Aborted, FaultFound, RoundScored, drain
+from cfnet.protocol.genesis import parse_genesis
+from cfnet.protocol.table import OFFLINE, Table
 from cfnet.protocol.wire import REVEAL, TIMEOUT, Fault
 from cfnet.record.entry import Entry
 from cfnet.record.logfile import LogFileError, link_problem
@@ -98,7 +100,7 @@ class Judge:
         table = self.table
         ended = table.finished
         try:
-            events = table.receive(entry.wire, OFFLINE)
+            table.receive(entry.wire, OFFLINE)
         except PeerProtocolError as error:
             if error.seat is not None:  # raised only after the entry's signature was checked
                 self._proven(error.seat, entry.seq, f"{_where(entry)}: {error.reason}")
@@ -107,7 +109,7 @@ class Judge:
             else:
                 self._refused(entry, error.reason)
             return
-        for event in events:
+        for event in drain(table.next_event):
             if isinstance(event, RoundScored):
                 self.verdict.rounds.append(event)
             elif isinstance(event, FaultFound):  # the table checked the entry's signature
@@ -183,10 +185,9 @@ class Judge:
     def _report(self, entry: Entry) -> None:
         """After the first proven fault: the abort that reports it, if the table takes it."""
         table = self.table
-        try:
-            events = table.receive(entry.wire, OFFLINE)
-        except PeerProtocolError:
-            events = []
+        with contextlib.suppress(PeerProtocolError):  # what it refuses is only counted
+            table.receive(entry.wire, OFFLINE)
+        events = drain(table.next_event)
         if table.entries[-1].wire != entry.wire:
             self.skipped += 1
             self.reporting = False

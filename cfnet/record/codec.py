@@ -126,15 +126,6 @@ def decode_bounded(
     return value
 
 
-def is_canonical(data: bytes) -> bool:
-    """Whether `data` is one bounded value in canonical encoding (decode, re-encode, compare)."""
-    try:
-        decode_bounded(data)
-    except DecodeError:
-        return False
-    return True
-
-
 # Header layout of each msgpack type byte that may appear: (extra header bytes, what it is).
 _FIXED = {0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8}
 _FIXED |= {0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8}

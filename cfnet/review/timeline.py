@@ -1,7 +1,7 @@
 """A game as a sequence of positions, built from its log entries as they come (pure).
 
 What the replay viewer steps through and what `cfnet watch` shows: entries are judged by the
-observer table `cfnet verify` runs (`table_verify.Judge`), and each move the table takes adds
+observer table `cfnet verify` runs (`protocol.verify.Judge`), and each move the table takes adds
 a position (the public board after it). Once a round is revealed, every hand at each of its
 positions and the tile each draw gave are known too; never before.
 """

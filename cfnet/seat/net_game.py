@@ -3,7 +3,7 @@
 A thin shell around the sans-IO table: entries from the mesh go to `Table.receive` with
 `time.monotonic()`; the entries the table posts are written to the store (secrets first, then
 the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
-truncates the stored log); a timer is armed at `next_deadline()`. The mesh resyncs peers from
+truncates the stored log); a timer is armed at `get_timer()`. The mesh resyncs peers from
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
 the game (nothing more is taken or posted). After the end the seat lingers until
 every seat not blamed announces the same final chain (or the grace period ends).
@@ -39,6 +39,7 @@ from cfnet.protocol.events import (
     RoundScored,
     RoundStarted,
     Superseded,
+    drain,
 )
 from cfnet.protocol.table import Table
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
@@ -168,7 +169,8 @@ class NetGame:
     def replay(self, entries: Sequence[Entry]) -> None:
         """Feed back the entries saved before a restart (those after the genesis)."""
         for entry in entries:
-            self._handle(self.table.receive(entry.wire, time.monotonic()))
+            self.table.receive(entry.wire, time.monotonic())
+            self._handle(drain(self.table.next_event))
 
     async def play(self) -> int:
         """Play until the game is over; save, verify and return the exit code (0: a complete
@@ -205,15 +207,15 @@ class NetGame:
         table = self.table
         try:
             if timeouts:
-                table.handle_timeout(time.monotonic())
+                table.handle_timer(time.monotonic())
             while True:
                 if self.player is not None and table.awaiting_local_move:
                     table.choose(self.player.choose(table.view()))
-                posted = table.outgoing(time.monotonic())
+                posted = table.entries_to_send(time.monotonic())
                 if self._local.seeds != self._saved_seeds:
                     self.store.save_secrets(self._local.secrets_to_plain())
                     self._saved_seeds = dict(self._local.seeds)
-                self._handle(table.drain_events())
+                self._handle(drain(table.next_event))
                 for entry in posted:
                     self.mesh.post(entry.wire)
                 if not posted:
@@ -229,7 +231,8 @@ class NetGame:
             return False
         finished = self.table.finished
         try:
-            events = self.table.receive(wire, time.monotonic())
+            self.table.receive(wire, time.monotonic())
+            events = drain(self.table.next_event)
         except PeerProtocolError as exc:
             log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
             return False
@@ -325,7 +328,7 @@ class NetGame:
             assert awaited is not None
             self._emit(Notice(f"waiting for {self._who(awaited)}"))
             notice = None
-        times = [t for t in (self.table.next_deadline(), notice) if t is not None]
+        times = [t for t in (self.table.get_timer(), notice) if t is not None]
         return min(times) if times else None
 
     async def _linger(self) -> None:

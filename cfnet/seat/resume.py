@@ -18,7 +18,8 @@ from cfnet.disk.store import (
     table_dir,
 )
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
 from cfnet.seat.config import PeerConfig, ResumeConfig
 from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup

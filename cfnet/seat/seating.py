@@ -17,7 +17,8 @@ from cfnet.disk.store import TableMeta, TableStore
 from cfnet.game.bots import Player, make_bot
 from cfnet.net.faults import chaos_from_env
 from cfnet.net.lobby import LobbyEvent, Seating, check_player
-from cfnet.protocol.table import LocalSeat, Table
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
 from cfnet.seat.config import PeerConfig
 from cfnet.seat.net_game import NetGame

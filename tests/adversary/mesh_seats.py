@@ -8,12 +8,13 @@ import asyncio
 import os
 from collections.abc import Callable, Sequence
 
+from chain_helpers import Chain, ChainError
 from net_helpers import LOOPBACK
 
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link
 from cfnet.net.mesh import Mesh
-from cfnet.record.entry import Chain, ChainError, Entry, MalformedEntry, decode_entry, sign_entry
+from cfnet.record.entry import Entry, MalformedEntry, decode_entry, sign_entry
 from cfnet.record.identity import Identity
 
 DEADLINE = 60.0

@@ -11,7 +11,7 @@ import contextlib
 import pytest
 
 from cfnet.errors import PeerProtocolError
-from cfnet.protocol.events import FaultFound
+from cfnet.protocol.events import FaultFound, drain
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import start_tables
 from cfnet.protocol.verify import verify_entries
@@ -50,7 +50,7 @@ def test_a_smaller_abort_cannot_turn_the_due_seats_move_into_an_out_of_turn_entr
     if hand.awaiting_local_move:
         assert player is not None
         hand.choose(player.choose(hand.view()))
-    (h_entry,) = hand.outgoing(network.now)
+    (h_entry,) = hand.entries_to_send(network.now)
     assert h_entry.seq == seq
 
     # X posts something out of turn at the same seq; Y aborts blaming X (a true claim).
@@ -72,7 +72,8 @@ def test_a_smaller_abort_cannot_turn_the_due_seats_move_into_an_out_of_turn_entr
         for name in order.split():
             if not (name == "h" and table.me == h):
                 with contextlib.suppress(PeerProtocolError):  # a refused abort proves nothing
-                    network.events[table.me] += table.receive(wires[name], network.now)
+                    table.receive(wires[name], network.now)
+                network.events[table.me] += drain(table.next_event)
     network.run()  # the honest seats post what follows (an abort of their own, if any)
 
     for table in honest:

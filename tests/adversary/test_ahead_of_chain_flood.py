@@ -9,7 +9,8 @@ import contextlib
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.table import MAX_ORDINARY_ENTRY, PENDING_SLACK, Table
+from cfnet.protocol.chain import PENDING_SLACK
+from cfnet.protocol.table import MAX_ORDINARY_ENTRY, Table
 from cfnet.protocol.testing import play_protocol_game, sim_identity
 from cfnet.protocol.verify import verify_entries
 from cfnet.record.entry import sign_entry

@@ -28,7 +28,7 @@ from cfnet.deck.proofs import (
 from cfnet.deck.sra import SeatSecrets, round_deck, shuffle_phase_a, shuffle_phase_b
 from cfnet.game.tiles import double
 from cfnet.protocol.events import HandDealt
-from cfnet.protocol.round_state import Step
+from cfnet.protocol.schedule import Step
 from cfnet.protocol.wire import BAD_PROOF, pack, unpack
 
 sys.path.insert(0, str(Path(__file__).parent.parent))

@@ -133,6 +133,7 @@ def _replay(args: argparse.Namespace) -> int:
         MoveMade,
         RoundScored,
         RoundStarted,
+        drain,
     )
     from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
     from cfnet.record.logfile import LogFileError, iter_log
@@ -183,8 +184,8 @@ def _replay(args: argparse.Namespace) -> int:
 
         try:
             for entry in entries:
-                events = table.receive(entry.wire, OFFLINE)
-                for event in events:
+                table.receive(entry.wire, OFFLINE)
+                for event in drain(table.next_event):
                     if isinstance(event, RoundStarted):
                         seen = event.round_number
                         if shown(seen):

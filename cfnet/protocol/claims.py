@@ -1,0 +1,113 @@
+"""Whether an abort's claim holds (protocol.md 4.6): each fault code and the evidence that proves
+it, checked against the chain as this peer holds it. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cfnet.deck.sra import is_valid_point
+from cfnet.protocol.chain import Chain
+from cfnet.protocol.round_checks import DECK_SIZE
+from cfnet.protocol.wire import (
+    ABORT,
+    BAD_ENTRY,
+    BAD_POINT,
+    BAD_PROOF,
+    OUT_OF_TURN,
+    SHUFFLE_A,
+    SHUFFLE_B,
+    TIMEOUT,
+    Fault,
+    packed,
+    unpack,
+)
+from cfnet.record.entry import Entry, Equivocation, MalformedEntry, decode_entry
+
+PREMATURE = "premature"
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What a claim is checked against: the chain, the seat due at any seq (`due_at`), the
+    fault this peer found itself (if any), the table's id and timeout, and when the step now
+    open began here."""
+
+    chain: Chain
+    due_at: Callable[[int], int]
+    known: Fault | None
+    table_id: bytes
+    timeout: int
+    step_started: float
+
+
+def claim_problem(claim: Fault, abort: Entry, now: float, at: Judged) -> str | None:
+    """Why an abort's claim does not hold (None if it does; PREMATURE for a timeout that this
+    peer's own clock has not seen yet)."""
+    evidence, chain = claim.evidence, at.chain
+    if claim.code in (BAD_ENTRY, BAD_PROOF):
+        mine = at.known
+        if mine is None or (mine.code, mine.seat, mine.seq) != (claim.code, claim.seat, claim.seq):
+            return (
+                f"this table finds no {claim.code} fault of seat {claim.seat} at entry {claim.seq}"
+            )
+        return None
+    if claim.code == TIMEOUT:
+        seq = abort.seq
+        if evidence["seq"] != seq or at.due_at(seq) != claim.seat:
+            return f"seat {claim.seat} was not the seat due at entry {seq}"
+        if seq < len(chain):
+            if chain.times[seq] - chain.times[seq - 1] < at.timeout:
+                return f"seat {claim.seat}'s entry {seq} arrived here in time"
+        elif now < at.step_started + at.timeout:
+            return PREMATURE
+        return None
+    if claim.code == BAD_POINT:
+        return _bad_point_problem(claim, abort, chain)
+    if claim.code == OUT_OF_TURN:
+        return _out_of_turn_problem(claim, evidence["entry"], abort.seq, at)
+    try:
+        proof = Equivocation.from_plain(evidence["entries"])
+    except MalformedEntry as error:
+        return error.reason
+    if proof.a.seat != claim.seat or proof.a.table_id != at.table_id:
+        return "the two entries are not the blamed seat's at this table"
+    if not proof.check(chain.keys[claim.seat]):
+        return "the two entries are not two signed entries for one place"
+    return None
+
+
+def _bad_point_problem(claim: Fault, abort: Entry, chain: Chain) -> str | None:
+    seq, index = claim.evidence["seq"], claim.evidence["index"]
+    if seq >= abort.seq or index >= DECK_SIZE:
+        return "the evidence names no earlier deck position"
+    target = chain.entries[seq]
+    if (
+        target.kind not in (SHUFFLE_A, SHUFFLE_B)
+        or target.seat != claim.seat
+        or not packed(DECK_SIZE)(target.body.get("deck"))
+    ):
+        return f"entry {seq} is not a deck posted by seat {claim.seat}"
+    if is_valid_point(unpack(target.body["deck"])[index]):
+        return f"position {index} of entry {seq} is a valid point"
+    return None
+
+
+def _out_of_turn_problem(claim: Fault, wire: bytes, limit: int, at: Judged) -> str | None:
+    try:
+        other = decode_entry(wire)
+    except MalformedEntry as error:
+        return error.reason
+    seq, chain = other.seq, at.chain
+    if (
+        other.seat != claim.seat
+        or other.table_id != at.table_id
+        or other.kind == ABORT
+        or not 0 < seq <= min(limit, len(chain))
+        or other.prev != chain.entries[seq - 1].hash
+        or not other.verify(chain.keys[claim.seat])
+    ):
+        return "the evidence is not the blamed seat's entry linked into this chain"
+    if at.due_at(seq) == other.seat:
+        return f"seat {other.seat} was due at entry {seq}"
+    return None
