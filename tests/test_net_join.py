@@ -60,12 +60,14 @@ async def fakes(name: str, port: int, fingerprints: list[str]) -> AsyncIterator[
     """Tables named `name` advertised on 127.0.0.1 with these host fingerprints, all at
     `port`, until the block ends."""
     async with Discovery(LOOPBACK) as discovery:
-        for fp in fingerprints:
-            fake = TableInfo(
+        tables = [
+            TableInfo(
                 name, os.urandom(16), "alice", fp, RuleOptions(rounds=1), 2, 1, False,
                 port=port, timeout=60,
-            )  # fmt: skip
-            await discovery.advertise(fake, [LOOPBACK])
+            )
+            for fp in fingerprints
+        ]  # fmt: skip
+        await asyncio.gather(*(discovery.advertise(fake, [LOOPBACK]) for fake in tables))
         yield
 
 

@@ -123,6 +123,36 @@ def _response(nonce: bytes, challenge: bytes, secret: bytes) -> bytes:
     return response
 
 
+# -- proofs already checked in this process (the same bytes are not checked twice)
+
+_proven: dict[bytes, None] = {}  # SHA-256 of a statement and its valid proof, oldest first
+_memory = [4096]  # how many of them to keep
+
+
+def _statement_digest(kind: bytes, where: bytes, *parts: Sequence[bytes] | bytes) -> bytes:
+    """SHA-256 over a check's kind, hop, every point of its statement and its proof."""
+    digest = hashlib.sha256(kind + u32(len(where)) + where)
+    for part in parts:
+        items = [part] if isinstance(part, bytes) else part
+        digest.update(u32(len(items)) + b"".join(u32(len(item)) + item for item in items))
+    return digest.digest()
+
+
+def remember_proofs(count: int) -> None:
+    """Keep the last `count` proofs checked in this process (0: none, so that every check does
+    the whole work, as a benchmark times it and a peer on a machine of its own does)."""
+    _memory[0] = count
+    while len(_proven) > count:
+        del _proven[next(iter(_proven))]
+
+
+def _remember_proven(digest: bytes) -> None:
+    """Note a proof that verified, so that another table in this process (the in-memory network,
+    a replay after a game) does not redo the multiplications; verification is a pure function."""
+    _proven[digest] = None
+    remember_proofs(_memory[0])
+
+
 def _checked_scalars(items: Sequence[bytes]) -> None:
     if not all(is_scalar(item) for item in items):
         raise ProofError("a proof scalar is zero or not canonical (it must be in 1..L-1)")
@@ -309,6 +339,9 @@ def check_shuffle(
     if not (len(outputs) == len(proof.commitments) == len(proof.chain) == n):
         raise ProofError(f"the shuffle proof is not for {n} points")
     _checked_scalars([proof.s1, proof.s2, proof.s3, proof.s4, *proof.s_hat, *proof.s_prime])
+    digest = _statement_digest(b"shuffle", where, inputs, outputs, mask, proof.to_bytes())
+    if digest in _proven:
+        return
     statement = _statement(SHUFFLE_STATEMENT, where, n, inputs, outputs, [mask])
     h, hs = generator(0), [generator(i + 1) for i in range(n)]
     c, chain = proof.challenge, proof.chain
@@ -337,6 +370,7 @@ def check_shuffle(
     ]
     if _shuffle_challenge(statement, proof.commitments, chain, t, t_hat) != c:
         raise ProofError("the shuffle proof does not verify")
+    _remember_proven(digest)
 
 
 # -- phase B: the rekey proof
@@ -413,6 +447,9 @@ def check_rekey(
     if not (len(outputs) == len(key_points) == len(proof.s_keys) == n):
         raise ProofError(f"the rekey proof is not for {n} points")
     _checked_scalars([proof.s_mask, *proof.s_keys])
+    digest = _statement_digest(b"rekey", where, inputs, outputs, mask, key_points, proof.to_bytes())
+    if digest in _proven:
+        return
     statement = _statement(REKEY_STATEMENT, where, n, inputs, outputs, [mask], key_points)
     e = _rekey_weights(statement, n)
     c = proof.challenge
@@ -423,3 +460,4 @@ def check_rekey(
     t_rel = _sub(_mul(proof.s_mask, y_hat), _lincomb(weighted, inputs))
     if _challenge(REKEY_CHALLENGE, statement, t_mask, *t_key, t_rel) != c:
         raise ProofError("the rekey proof does not verify")
+    _remember_proven(digest)

@@ -398,7 +398,6 @@ class Discovery:
         for browser in self._browsers:
             await browser.cancel()
         self._browsers.clear()
-        for table_id in list(self._advertised):
-            await self.withdraw(table_id)
+        await asyncio.gather(*(self.withdraw(table_id) for table_id in list(self._advertised)))
         await self._zc.async_close()
         self._zc = None

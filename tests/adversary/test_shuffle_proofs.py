@@ -186,6 +186,11 @@ def test_an_honest_hop_is_always_accepted_and_a_changed_one_never(seed: bytes, s
         where, masked, rekeyed, mask, keys, secrets.masking_key, secrets.position_keys, seed
     )
     check_rekey(where, masked, rekeyed, mask, keys, RekeyProof.from_bytes(rekey.to_bytes(), size))
+    check_shuffle(where, inputs, masked, mask, proof)  # again: a proof already checked
+    blob = proof.to_bytes()
+    flipped = ShuffleProof.from_bytes(blob[:40] + bytes([blob[40] ^ 1]) + blob[41:], size)
+    with pytest.raises(ProofError):  # a changed byte is checked afresh, never taken as seen
+        check_shuffle(where, inputs, masked, mask, flipped)
     other = context(TABLE, 1, 1)
     with pytest.raises(ProofError):
         check_shuffle(other, inputs, masked, mask, proof)
