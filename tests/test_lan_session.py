@@ -16,11 +16,12 @@ from cfnet.game.bots import GreedyBot
 from cfnet.game.moves import PASS, IllegalMoveError
 from cfnet.game.rules import RuleOptions
 from cfnet.net.lobby import HostLobby
+from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
 from cfnet.seat.net_game import NetGame
-from cfnet.seat.session import GameAborted, GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
+from cfnet.seat.session import GameAborted, SessionEvent
 
 
 async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEvent], NetGame]:
@@ -62,7 +63,7 @@ async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEven
     player = GreedyBot()
     events: list[SessionEvent] = []
     async with asyncio.timeout(60):
-        while not events or not isinstance(events[-1], GameEnded | GameAborted):
+        while not events or not isinstance(events[-1], GameOver | GameAborted):
             try:
                 async with asyncio.timeout(0.1):
                     events.append(await game.next_event())
@@ -85,9 +86,8 @@ def test_a_person_plays_a_lan_game_through_the_game_session(tmp_path: Path) -> N
         for bot in bots:
             bot.kill()
     kinds = [type(event) for event in events]
-    assert kinds[0] is RoundBegan and kinds[-2:] == [RoundEnded, GameEnded]
-    assert any(isinstance(e, Moved) and e.seat == 0 for e in events)
-    end = events[-1]
-    assert isinstance(end, GameEnded) and end.log_path == game.log_path
+    assert kinds[0] is RoundStarted and kinds[-2:] == [RoundScored, GameOver]
+    assert any(isinstance(e, MoveMade) and e.seat == 0 for e in events)
+    assert game.audited and game.result == events[-1]
     assert all(bot.log_path().read_bytes() == game.log_path.read_bytes() for bot in bots)
     same_logs(bots)

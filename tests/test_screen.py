@@ -20,8 +20,9 @@ from cfnet.game.moves import Play
 from cfnet.game.round import PlayerView
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import Tile
+from cfnet.protocol.events import GameOver, RoundScored
 from cfnet.seat.offline import OfflineSession
-from cfnet.seat.session import GameAborted, GameEnded, Notice, RoundEnded
+from cfnet.seat.session import GameAborted, Notice
 from cfnet.ui.game_panes import newest_row
 from cfnet.ui.game_screen import GameScreen
 
@@ -296,8 +297,11 @@ def test_one_point_is_singular_on_the_result_screen() -> None:
     async def scenario(player: Player) -> None:
         screen = player.screen
         hands = ((), (Tile.of(1, 0),), (Tile.of(1, 1),))
-        screen.on_event(RoundEnded(1, EndReason.WENT_OUT, 0, hands, (0, 1, 2), (0, 1, 2)))
-        screen.on_event(GameEnded((3, 1, 2), (1,)))
+        scores = (0, 1, 2)
+        screen.on_event(
+            RoundScored(1, 0, hands, (), hands, (), scores, scores, EndReason.WENT_OUT, 0)
+        )
+        screen.on_event(GameOver((3, 1, 2), (1,)))
         text = screen.text()
         assert re.search(r"^Me +0 points +\(out\)$", text, re.M), text
         assert re.search(r"^Ada +1 point +\[1\|0\]$", text, re.M), text

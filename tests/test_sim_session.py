@@ -8,9 +8,11 @@ import pytest
 
 from cfnet.game.bots import GreedyBot
 from cfnet.game.moves import DRAW, IllegalMoveError, Play
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
+from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.offline import OfflineSession
-from cfnet.seat.session import GameEnded, GameSession, Moved, RoundBegan, RoundEnded, SessionEvent
+from cfnet.seat.session import GameSession, SessionEvent
 
 NAMES = ("Me", "Ada", "Bob")
 
@@ -35,7 +37,7 @@ async def play_game(rounds: int, seed: int) -> tuple[OfflineSession, list[Sessio
         events.append(event)
         view = session.view
         assert view is not None
-        if session.waiting_for == (1,) and isinstance(event, RoundEnded):
+        if session.waiting_for == (1,) and isinstance(event, RoundScored):
             session.ready()
         elif session.waiting_for == (1,) and not view.public.is_over:
             session.submit(me.choose(view))
@@ -47,21 +49,39 @@ async def play_game(rounds: int, seed: int) -> tuple[OfflineSession, list[Sessio
 def test_a_whole_game_through_the_session() -> None:
     session, events = asyncio.run(play_game(2, 5))
     kinds = [type(e) for e in events]
-    assert kinds.count(RoundBegan) == 2
-    assert kinds.count(RoundEnded) == 2
-    assert kinds[-1] is GameEnded
-    ends = [e for e in events if isinstance(e, RoundEnded)]
+    assert kinds.count(RoundStarted) == 2
+    assert kinds.count(RoundScored) == 2
+    assert kinds[-1] is GameOver
+    ends = [e for e in events if isinstance(e, RoundScored)]
     assert ends[-1].totals == session.game.totals
     assert [e.scores for e in ends] == session.game.round_scores
-    assert all(sum(len(h) for h in e.hands) > 0 for e in ends)
+    assert all(sum(len(h) for h in e.left) > 0 for e in ends)
     final = events[-1]
-    assert isinstance(final, GameEnded)
+    assert isinstance(final, GameOver)
     assert final.winners == session.game.winners()
-    assert final.log_path is None
+    assert session.log_path is None and not session.audited  # practice: no log, no audit
     # other seats' draws are announced without the tile; the person's own draws show it
     for event in events:
-        if isinstance(event, Moved) and event.move == DRAW:
+        if isinstance(event, MoveMade) and event.move == DRAW:
             assert (event.drawn is not None) == (event.seat == 1)
+    # each round's result tells the whole round: its deal and moves give the hands left
+    starts = [e for e in events if isinstance(e, RoundStarted)]
+    for start, end in zip(starts, ends, strict=True):
+        moves = [
+            e.move for e in events if isinstance(e, MoveMade) and e.round_number == end.round_number
+        ]
+        assert (end.round_number, end.starter) == (start.round_number, start.starter)
+        assert list(end.moves) == moves
+        replayed = Round(
+            3, end.round_number, end.starter, end.dealt, end.yard, session.game.options
+        )
+        for move in end.moves:
+            replayed.apply(move)
+        assert tuple(map(tuple, replayed.hands)) == end.left
+        assert (replayed.public.end_reason, replayed.public.went_out) == (
+            end.end_reason,
+            end.went_out,
+        )
 
 
 def test_the_same_seed_gives_the_same_game() -> None:

@@ -22,7 +22,6 @@ import sys
 import tempfile
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO, TypeVar
@@ -38,8 +37,16 @@ from cfnet.game.board import PublicRound
 from cfnet.game.bots import make_bot
 from cfnet.game.moves import Draw, IllegalMoveError, Play
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.game.text import count, describe_end, render_board, render_hand, score_lines
+from cfnet.game.text import (
+    ROUND_AUDIT,
+    count,
+    describe_end,
+    render_board,
+    render_hand,
+    score_lines,
+)
 from cfnet.net.lobby import LobbyEvent
+from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.protocol.testing import derived, sim_entropy
 from cfnet.protocol.verify import verify_entries
 from cfnet.record.identity import fingerprint
@@ -50,15 +57,7 @@ from cfnet.seat.host import Hosting
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.process import drain
 from cfnet.seat.seating import urandom
-from cfnet.seat.session import (
-    GameAborted,
-    GameEnded,
-    Moved,
-    Notice,
-    RoundBegan,
-    RoundEnded,
-    SessionEvent,
-)
+from cfnet.seat.session import GameAborted, Notice, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.lines import PlainLines
 
@@ -92,12 +91,20 @@ class LiveView:
 
     It keeps its own copy of the public round, advanced event by event, so what it shows is
     the game as of the event shown even when the network is ahead of the display. `frames`:
-    redraw one frame in place (a terminal); else print one line per move (a pipe or file)."""
+    redraw one frame in place (a terminal); else print one line per move (a pipe or file).
+    `audited`: the game's rounds are audited (said after each)."""
 
     def __init__(
-        self, names: Sequence[str], me: int, rounds: int, out: TextIO, frames: bool
+        self,
+        names: Sequence[str],
+        me: int,
+        rounds: int,
+        out: TextIO,
+        frames: bool,
+        audited: bool,
     ) -> None:
         self.names = tuple(names)
+        self.audited = audited
         self.me = me
         self.rounds = rounds
         self.out = out
@@ -121,7 +128,7 @@ class LiveView:
         print(text, file=self.out, flush=True)
 
     def show(self, event: SessionEvent, options: RuleOptions) -> None:
-        if isinstance(event, RoundBegan):
+        if isinstance(event, RoundStarted):
             self.public = PublicRound(len(self.names), event.round_number, event.starter, options)
             self.recent.clear()
             self.say(
@@ -129,9 +136,9 @@ class LiveView:
                 f"{self.who(event.starter)} starts"
             )
             self._frame()
-        elif isinstance(event, Moved):
+        elif isinstance(event, MoveMade):
             self._moved(event)
-        elif isinstance(event, RoundEnded):
+        elif isinstance(event, RoundScored):
             self._round_ended(event)
         elif isinstance(event, Notice):
             self._note(event.text)
@@ -145,7 +152,7 @@ class LiveView:
         else:
             self.say(f"  {text}")
 
-    def _moved(self, event: Moved) -> None:
+    def _moved(self, event: MoveMade) -> None:
         public = self.public
         if public is None:
             return
@@ -190,7 +197,7 @@ class LiveView:
         self.out.flush()
         self._drawn = len(cut)
 
-    def _round_ended(self, event: RoundEnded) -> None:
+    def _round_ended(self, event: RoundScored) -> None:
         self.totals = event.totals
         public = self.public
         if public is not None and not self.frames:
@@ -199,18 +206,17 @@ class LiveView:
         self._frame()
         self.say(
             f"round {event.round_number} over: "
-            f"{describe_end(event.reason, event.went_out, self.names)}"
+            f"{describe_end(event.end_reason, event.went_out, self.names)}"
         )
         width = max(len(n) for n in self.names)
-        for seat, hand in enumerate(event.hands):
+        for seat, hand in enumerate(event.left):
             shown = render_hand(hand).replace("\n", " ") if hand else "went out"
             self.say(
                 f"  {self.names[seat]:<{width}}  {_points(event.scores[seat])} "
                 f"(total {event.totals[seat]:>3})  {shown}"
             )
-        if event.verified is not None:
-            detail = event.verified.removeprefix("audited: ")
-            self.say(f"  round {event.round_number} verified: {detail}")
+        if self.audited:
+            self.say(f"  round {event.round_number} verified: {ROUND_AUDIT}")
 
 
 # ---------------------------------------------------------------------- the demo
@@ -363,7 +369,7 @@ class Demo:
     async def _follow(self, game: NetGame) -> int:
         """Play seat 0 as a computer player and show the game as it goes, paced by --delay."""
         frames = self.out.isatty() and os.environ.get("TERM", "") != "dumb"
-        view = LiveView(game.names, game.seat, self.options.rounds, self.out, frames)
+        view = LiveView(game.names, game.seat, self.options.rounds, self.out, frames, game.audited)
         player = make_bot("greedy", 0)
         play = asyncio.ensure_future(game.play())
         event = asyncio.ensure_future(game.next_event())
@@ -389,9 +395,9 @@ class Demo:
             await asyncio.gather(play, event, return_exceptions=True)
 
     async def _pause(self, event: SessionEvent) -> None:
-        if isinstance(event, Moved):
+        if isinstance(event, MoveMade):
             await asyncio.sleep(self.args.delay)
-        elif isinstance(event, RoundEnded) and self.out.isatty():
+        elif isinstance(event, RoundScored) and self.out.isatty():
             await asyncio.sleep(min(2.0, 15 * self.args.delay))  # time to read the result
 
     async def _human(self, game: NetGame) -> int:
@@ -421,7 +427,7 @@ class Demo:
         result = game.result
         names = game.names
         self.say("")
-        if isinstance(result, GameEnded):
+        if isinstance(result, GameOver):
             played = len(game.game.round_scores)
             self.say(f"game over after {played} round{'s' if played > 1 else ''}:")
             for row in score_lines(game.game, names):
@@ -449,7 +455,7 @@ class Demo:
             raise DemoError(problem)
         if not finished:
             return code or 1
-        if not verdict.ok or not isinstance(result, GameEnded):
+        if not verdict.ok or not isinstance(result, GameOver):
             return 3
         return code
 
@@ -463,10 +469,9 @@ class _KeptLogScreen(GameScreen):
         super().__init__(game, keys, output)
         self._keep = keep
 
-    def on_event(self, event: SessionEvent) -> None:
-        if isinstance(event, GameEnded) and event.log_path is not None:
-            event = replace(event, log_path=self._keep())
-        super().on_event(event)
+    def kept_log(self) -> Path:
+        """The kept copy, made now."""
+        return self._keep()
 
 
 class _Quiet(PlainLines):

@@ -157,6 +157,15 @@ def describe_end(reason: EndReason, went_out: int | None, names: Sequence[str] =
     return "blocked: nobody could play or draw"
 
 
+ROUND_AUDIT = "every shuffle, key and move checked"
+"""What the audit of a round checked (said after each round of a game whose rounds are audited)."""
+
+
+def audit_note(audited: bool) -> str | None:
+    """What a screen says of a scored round's check (None: the game's rounds are not audited)."""
+    return f"audited: {ROUND_AUDIT}" if audited else None
+
+
 def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> str:
     """What the local player must do now, or who is to play (e.g. 'Foot on 5-5: 1 of 3 ...').
 

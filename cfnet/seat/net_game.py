@@ -44,15 +44,7 @@ from cfnet.protocol.events import (
 from cfnet.protocol.table import Table
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
-from cfnet.seat.session import (
-    GameAborted,
-    GameEnded,
-    Moved,
-    Notice,
-    RoundBegan,
-    RoundEnded,
-    SessionEvent,
-)
+from cfnet.seat.session import GameAborted, Notice, SessionEvent
 
 log = logging.getLogger("cfnet.net")
 
@@ -99,7 +91,7 @@ class NetGame:
         self._fatal: BaseException | None = None
         self._waiting = _Waiting(min(5.0, table.timeout / 3))
         self._task: asyncio.Task[int] | None = None
-        self.result: SessionEvent | None = None
+        self.result: GameOver | GameAborted | None = None
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
 
@@ -124,6 +116,11 @@ class NetGame:
             return self.table.view()
         except LocalProtocolError:
             return None
+
+    @property
+    def audited(self) -> bool:
+        """Always: the table audits each round before it scores it."""
+        return True
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
@@ -267,7 +264,8 @@ class NetGame:
         self._wake.set()
 
     def _handle(self, events: list[Event]) -> None:
-        """Store appended entries (in chain order) and turn events into session events."""
+        """Store appended entries (in chain order); pass on the events of play, word faults
+        and aborts as session events."""
         for event in events:
             if isinstance(event, Appended):
                 # others' entries can be fetched again: no fsync
@@ -279,12 +277,8 @@ class NetGame:
                     self._chaos.after_entry(self.mesh)
             elif isinstance(event, Superseded):  # the abort that follows replaces the rest
                 self.store.truncate(event.seq)
-            elif isinstance(event, RoundStarted):
-                self._emit(RoundBegan(event.round_number, event.starter))
-            elif isinstance(event, MoveMade):
-                self._emit(Moved(event.seat, event.move, event.drawn))
-            elif isinstance(event, RoundScored):
-                self._emit(self._round_ended(event))
+            elif isinstance(event, RoundStarted | MoveMade | RoundScored):
+                self._emit(event)
             elif isinstance(event, FaultFound):
                 fault = event.fault
                 text = f"{self._who(fault.seat)} {fault.detail} ({fault.code})"
@@ -297,18 +291,7 @@ class NetGame:
                 )
                 self.result = GameAborted(text)
             elif isinstance(event, GameOver):
-                self.result = GameEnded(event.totals, event.winners, self.log_path)
-
-    def _round_ended(self, event: RoundScored) -> RoundEnded:
-        return RoundEnded(
-            event.round_number,
-            event.end_reason,
-            event.went_out,
-            event.left,
-            event.scores,
-            event.totals,
-            "audited: every shuffle, key and move checked",
-        )
+                self.result = event
 
     def _emit(self, event: SessionEvent) -> None:
         if self.player is None:
@@ -368,7 +351,7 @@ class NetGame:
             return 1
         if self.result is not None:
             self._emit(self.result)
-        return 0 if isinstance(self.result, GameEnded) else 3
+        return 0 if isinstance(self.result, GameOver) else 3
 
 
 class _Waiting:

@@ -15,7 +15,9 @@ from cfnet.game.expert_bot import DEFAULT_THINK
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView, Round
 from cfnet.game.rules import RuleOptions
-from cfnet.seat.session import GameEnded, Moved, RoundBegan, RoundEnded, SessionEvent
+from cfnet.game.tiles import Tile
+from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
+from cfnet.seat.session import SessionEvent
 
 
 class OfflineSession:
@@ -47,6 +49,7 @@ class OfflineSession:
         }
         self._delay = delay
         self._round: Round | None = None
+        self._dealt: tuple[tuple[tuple[Tile, ...], ...], tuple[Tile, ...]] = ((), ())
         self._events: asyncio.Queue[SessionEvent] = asyncio.Queue()
         self._driver: asyncio.Task[None] | None = None
         self._awaiting_ready = False
@@ -66,6 +69,16 @@ class OfflineSession:
     @property
     def view(self) -> PlayerView | None:
         return None if self._round is None else self._round.view(self._seat)
+
+    @property
+    def audited(self) -> bool:
+        """Never: practice deals are shuffled in the open, there is nothing to audit."""
+        return False
+
+    @property
+    def log_path(self) -> None:
+        """Practice keeps no log."""
+        return None
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
@@ -88,7 +101,7 @@ class OfflineSession:
         if game_round is None or game_round.is_over:
             raise IllegalMoveError("no round is being played: wait for the next deal")
         drawn = game_round.apply(move, self._seat)
-        self._record(Moved(self._seat, move, drawn))
+        self._record(self._seat, move, drawn)
 
     def ready(self) -> None:
         if not self._awaiting_ready:
@@ -105,33 +118,40 @@ class OfflineSession:
     # -- the table
 
     def _deal(self) -> None:
-        self._round = deal_round(self._game, self._rng)
-        self._events.put_nowait(RoundBegan(self._round.public.round_number, self._round.turn))
+        game_round = self._round = deal_round(self._game, self._rng)
+        self._dealt = (tuple(tuple(hand) for hand in game_round.hands), tuple(game_round.yard))
+        self._events.put_nowait(RoundStarted(game_round.public.round_number, game_round.turn))
         self._wake_bots()
 
-    def _record(self, event: Moved) -> None:
-        """Announce a move, then finish the round or let the bots answer."""
-        self._events.put_nowait(event)
+    def _record(self, seat: int, move: Move, drawn: Tile | None = None) -> None:
+        """Announce `seat`'s move (`drawn`: the person's drawn tile), then finish the round
+        or let the bots answer."""
         game_round = self._round
         assert game_round is not None
+        public = game_round.public
+        self._events.put_nowait(MoveMade(public.round_number, seat, move, drawn))
         if not game_round.is_over:
             self._wake_bots()
             return
-        public = game_round.public
         assert public.end_reason is not None
         scores = self._game.finish_round(game_round)
+        dealt, yard = self._dealt
         self._events.put_nowait(
-            RoundEnded(
+            RoundScored(
                 public.round_number,
-                public.end_reason,
-                public.went_out,
+                public.starter,
+                dealt,
+                yard,
                 tuple(tuple(hand) for hand in game_round.hands),
+                tuple(public.moves),
                 scores,
                 self._game.totals,
+                public.end_reason,
+                public.went_out,
             )
         )
         if self._game.is_over:
-            self._events.put_nowait(GameEnded(self._game.totals, self._game.winners()))
+            self._events.put_nowait(GameOver(self._game.totals, self._game.winners()))
         else:
             self._awaiting_ready = True
 
@@ -151,4 +171,4 @@ class OfflineSession:
             # in a thread: a searching bot must not freeze the screen (nothing else moves now)
             move = await asyncio.to_thread(self._bots[seat].choose, game_round.view(seat))
             game_round.apply(move, seat)
-            self._record(Moved(seat, move))
+            self._record(seat, move)

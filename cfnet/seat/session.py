@@ -10,27 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from cfnet.game.board import EndReason
 from cfnet.game.moves import Move
 from cfnet.game.round import Game, PlayerView
-from cfnet.game.tiles import Tile
-
-
-@dataclass(frozen=True, slots=True)
-class RoundBegan:
-    """Round `round_number` was dealt; `starter` moves first."""
-
-    round_number: int
-    starter: int
-
-
-@dataclass(frozen=True, slots=True)
-class Moved:
-    """`seat` made `move`; `drawn` is the tile a draw gave, for the local seat's draws only."""
-
-    seat: int
-    move: Move
-    drawn: Tile | None = None
+from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,40 +25,18 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
-class RoundEnded:
-    """A round is over: why, every hand left (revealed), its scores, the game's totals.
-
-    `verified` is the audit's result in words (None where there is nothing to verify).
-    """
-
-    round_number: int
-    reason: EndReason
-    went_out: int | None
-    hands: tuple[tuple[Tile, ...], ...]
-    scores: tuple[int, ...]
-    totals: tuple[int, ...]
-    verified: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GameEnded:
-    """The last round is scored: totals, the winners (lowest total), where the log was saved."""
-
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
-    log_path: Path | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class GameAborted:
-    """The game stopped before its end, e.g. a peer was caught cheating or left; `failure`:
-    this seat's own failure that stopped it (None: the table's abort)."""
+    """The game stopped before its end, e.g. a peer was caught cheating or left: `reason` in
+    words, with the seats' names; `failure`: this seat's own failure that stopped it (None:
+    the table's abort)."""
 
     reason: str
     failure: str | None = None
 
 
-SessionEvent = RoundBegan | Moved | Notice | RoundEnded | GameEnded | GameAborted
+SessionEvent = RoundStarted | MoveMade | RoundScored | GameOver | Notice | GameAborted
+"""The protocol's own events of play (`MoveMade.drawn` only for the local seat's draws), plus
+what only a session says: notices and how its game stopped early."""
 
 
 class GameSession(Protocol):
@@ -103,6 +63,16 @@ class GameSession(Protocol):
         ...
 
     @property
+    def audited(self) -> bool:
+        """Whether each round is audited (every shuffle, key and move checked) when it ends."""
+        ...
+
+    @property
+    def log_path(self) -> Path | None:
+        """Where the game's log is saved (None: a game with no log)."""
+        ...
+
+    @property
     def waiting_for(self) -> tuple[int, ...]:
         """The seats the table is waiting for now (the player to move, or slow peers)."""
         ...
@@ -120,7 +90,7 @@ class GameSession(Protocol):
         ...
 
     def ready(self) -> None:
-        """After `RoundEnded`: the local player has seen the result and wants the next round."""
+        """After `RoundScored`: the local player has seen the result and wants the next round."""
         ...
 
     async def close(self) -> None:

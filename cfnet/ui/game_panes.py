@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from pathlib import Path
 
 from cfnet.game.moves import Move, Play
 from cfnet.game.text import (
     WIDTH,
+    audit_note,
     describe_end,
     instruction,
     move_text,
@@ -20,16 +22,8 @@ from cfnet.game.text import (
     seat_name,
     winner_text,
 )
-from cfnet.seat.session import (
-    GameAborted,
-    GameEnded,
-    GameSession,
-    Moved,
-    Notice,
-    RoundBegan,
-    RoundEnded,
-    SessionEvent,
-)
+from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
+from cfnet.seat.session import GameAborted, GameSession, Notice, SessionEvent
 from cfnet.ui.move_input import numbered_moves, sorted_hand
 from cfnet.ui.styles import Line, board_lines, join, scroll_to, titled, wrap_items
 
@@ -68,9 +62,10 @@ class GamePanes:
         self.log: list[tuple[str, str]] = []
         self.feedback: tuple[str, str] = ("class:info", "Type help for the commands.")
         self.panel: str | None = None
-        self.round_end: RoundEnded | None = None  # set from a round's end to the next deal
-        self.results: RoundEnded | None = None  # the last round's, for the results panel
-        self.game_end: GameEnded | GameAborted | None = None
+        self.round_end: RoundScored | None = None  # set from a round's end to the next deal
+        self.results: RoundScored | None = None  # the last round's, for the results panel
+        self.game_end: GameOver | GameAborted | None = None
+        self.saved_log: Path | None = None  # where the log is, said once the game is over
         self._scroll = 0
         self._board_focus = 0  # the board row with the newest tile
         self._follow = True  # scroll the board to it (until the player scrolls himself)
@@ -79,13 +74,13 @@ class GamePanes:
         """Record a session event in the log and the screen's state."""
         names = self.session.names
         me = self.session.seat
-        if isinstance(event, Moved | RoundBegan):
+        if isinstance(event, MoveMade | RoundStarted):
             self._follow = True
-        if isinstance(event, Moved):
+        if isinstance(event, MoveMade):
             who = "You" if event.seat == me else seat_name(names, event.seat)
             style = "class:event.mine" if event.seat == me else ""
             self._add(style, move_text(who, event.move, event.drawn))
-        elif isinstance(event, RoundBegan):
+        elif isinstance(event, RoundStarted):
             self.round_end = None
             if self.panel == "round":  # the table moved on by itself: let the player read on
                 self.feedback = ("class:info", "The next round has begun: Enter shows the board")
@@ -95,20 +90,22 @@ class GamePanes:
                 "you start" if event.starter == me else f"{seat_name(names, event.starter)} starts"
             )
             self._add("class:event.round", f"Round {event.round_number} begins{centre}; {starter}")
-        elif isinstance(event, RoundEnded):
+        elif isinstance(event, RoundScored):
             self.round_end = self.results = event
-            why = describe_end(event.reason, event.went_out, names)
+            why = describe_end(event.end_reason, event.went_out, names)
             self._add("class:event.round", f"Round {event.round_number} over: {why}")
             scores = ", ".join(f"{seat_name(names, s)} {p}" for s, p in enumerate(event.scores))
             self._add("", f"  points: {scores}")
-            if event.verified is not None:
-                self._add("class:info", f"  {event.verified}")
+            audit = audit_note(self.session.audited)
+            if audit is not None:
+                self._add("class:info", f"  {audit}")
             self._open("round")
-        elif isinstance(event, GameEnded):
+        elif isinstance(event, GameOver):
             self.game_end = event
+            self.saved_log = self.kept_log()
             self._add("class:event.round", self._winner_text(event))
-            if event.log_path is not None:
-                self._add("", f"  log saved to {event.log_path}")
+            if self.saved_log is not None:
+                self._add("", f"  log saved to {self.saved_log}")
             self._open("round")
         elif isinstance(event, GameAborted):
             self.game_end = event
@@ -116,11 +113,15 @@ class GamePanes:
         elif isinstance(event, Notice):
             self._add("class:info", event.text)
 
+    def kept_log(self) -> Path | None:
+        """Where the game's log is kept, asked once when the game is over."""
+        return self.session.log_path
+
     def _add(self, style: str, text: str) -> None:
         for row in textwrap.wrap(text, WIDTH, subsequent_indent="    "):
             self.log.append((style, row))
 
-    def _winner_text(self, event: GameEnded) -> str:
+    def _winner_text(self, event: GameOver) -> str:
         names, me = self.session.names, self.session.seat
         return f"Game over: {winner_text(event.winners, event.totals, names, me)}"
 
@@ -210,25 +211,26 @@ class GamePanes:
         )
         return lines
 
-    def _round_lines(self, end: RoundEnded) -> list[Line]:
+    def _round_lines(self, end: RoundScored) -> list[Line]:
         names = self.session.names
-        why = describe_end(end.reason, end.went_out, names)
+        why = describe_end(end.end_reason, end.went_out, names)
         lines: list[Line] = [[("class:title", f"Round {end.round_number} over: {why}")]]
         width = max(len(n) for n in names) + 1
-        for seat, hand in enumerate(end.hands):
+        for seat, hand in enumerate(end.left):
             tiles = " ".join(str(t) for t in sorted_hand(hand)) or "(out)"
             score = end.scores[seat]
             head = f"{names[seat]:<{width}}{score:>4} {'point' if score == 1 else 'points':<6}  "
             for i, row in enumerate(textwrap.wrap(tiles, WIDTH - len(head)) or [""]):
                 lines.append([("", (head if i == 0 else " " * len(head)) + row)])
-        if end.verified is not None:
-            lines.append([("class:info", end.verified)])
+        audit = audit_note(self.session.audited)
+        if audit is not None:
+            lines.append([("class:info", audit)])
         lines.extend([("", row)] for row in score_lines(self.session.game, names))
-        if isinstance(self.game_end, GameEnded):
+        if isinstance(self.game_end, GameOver):
             lines.append([("class:banner", self._winner_text(self.game_end))])
-            if self.game_end.log_path is not None:
+            if self.saved_log is not None:
                 lines.append([("", "The game's log is saved in")])
-                path = str(self.game_end.log_path)
+                path = str(self.saved_log)
                 lines.extend([("", "  " + row)] for row in textwrap.wrap(path, WIDTH - 2))
             lines.append([("", "Press Enter to leave.")])
         elif end.round_number >= self.session.game.options.rounds:

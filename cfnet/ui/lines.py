@@ -7,9 +7,10 @@ from collections.abc import Awaitable, Sequence
 
 from cfnet.net.lobby import LobbyEvent, Seating
 from cfnet.net.roster import Roster
+from cfnet.protocol.events import GameOver, RoundScored, RoundStarted
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.seating import AddBot
-from cfnet.seat.session import GameAborted, GameEnded, Notice, RoundBegan, RoundEnded, SessionEvent
+from cfnet.seat.session import GameAborted, Notice, SessionEvent
 
 
 def say(text: str) -> None:
@@ -53,9 +54,9 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
         return f"seat {seat} ({game.names[seat]})"
 
     saved = f"log saved: {game.log_path} ({len(game.table.entries)} entries)"
-    if isinstance(event, RoundBegan):
+    if isinstance(event, RoundStarted):
         return [f"round {event.round_number}: {who(event.starter)} starts"]
-    if isinstance(event, RoundEnded):
+    if isinstance(event, RoundScored):
         scores, totals = list(event.scores), list(event.totals)
         return [f"round {event.round_number}: scores {scores}, totals {totals}"]
     if isinstance(event, Notice):
@@ -64,7 +65,7 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
         if event.failure is not None:
             return [f"stopped: {event.failure}"]
         return [f"game aborted: {event.reason}", saved]
-    if isinstance(event, GameEnded):
+    if isinstance(event, GameOver):
         winners = " and ".join(who(s) for s in event.winners)
         return [
             f"game over: totals {list(event.totals)}; winner: {winners}",

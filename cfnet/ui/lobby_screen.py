@@ -9,10 +9,11 @@ from collections.abc import Awaitable, Sequence
 from cfnet.game.text import count, score_lines
 from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
 from cfnet.net.roster import Roster
+from cfnet.protocol.events import GameOver
 from cfnet.record.identity import fingerprint
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.seating import AddBot
-from cfnet.seat.session import GameAborted, GameEnded, SessionEvent
+from cfnet.seat.session import GameAborted, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.page import LeftTable, Page, Terminal
 from cfnet.ui.styles import Line
@@ -179,7 +180,7 @@ class SeatScreens:
         self.game = GameScreen(game, terminal.input, terminal.output, terminal.color_depth)
         code = await self.game.run()
         result = game.result
-        if isinstance(result, GameEnded):
+        if isinstance(result, GameOver):
             winners = " and ".join(game.names[s] for s in result.winners)
             print(f"cfnet: table {game.table.name!r} is over; the winner: {winners}")
             print("\n".join(score_lines(game.game, game.names)))

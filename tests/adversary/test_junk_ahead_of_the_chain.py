@@ -19,9 +19,10 @@ from test_lan_durability import Seat, seat_in_order
 from cfnet.errors import PeerProtocolError
 from cfnet.net.framing import entry_frame
 from cfnet.net.mesh import Mesh
+from cfnet.protocol.events import GameOver
 from cfnet.protocol.table import Table
 from cfnet.record.entry import Entry, decode_entry
-from cfnet.seat.session import GameAborted, GameEnded
+from cfnet.seat.session import GameAborted
 
 ATTACKER, NEXT = 1, 2
 TIMEOUT = 20
@@ -97,7 +98,7 @@ def test_junk_ahead_of_the_chain_and_withheld_echoes_frame_no_honest_seat(
     honest = [s for s in range(seats) if s != ATTACKER]
     for seat in honest:
         result = results[seat]
-        assert isinstance(result, GameEnded | GameAborted), result
+        assert isinstance(result, GameOver | GameAborted), result
         if isinstance(result, GameAborted):
             assert result.reason.startswith(f"seat {ATTACKER} "), (seat, result.reason)
     assert len({logs[s] for s in honest}) == 1
