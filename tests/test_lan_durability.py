@@ -163,7 +163,7 @@ async def _equivocation_game(
     equivocate(games[1], twins)
     crash_image_when_aborting(games[0], seats[0].home, tmp / "image", sent)
     async with asyncio.timeout(60):
-        codes = await asyncio.gather(*(game.play() for game in games))
+        codes = await asyncio.gather(*(game.run() for game in games))
     return games, list(codes), twins, sent
 
 
@@ -211,7 +211,7 @@ async def _unstored_entry_game(tmp: Path) -> tuple[list[NetGame], list[int]]:
     when seat 1's arrives). Then its link to seat 0 is cut: seat 0 resyncs from it."""
     seats = [Seat(tmp / "h0"), Seat(tmp / "h1"), Seat(tmp / "h2", store_class=FullDisk)]
     games = await seat_in_order(seats[0], seats[1:], timeout=5)
-    playing = [asyncio.create_task(game.play()) for game in games[:2]]
+    playing = [asyncio.create_task(game.run()) for game in games[:2]]
     failing = games[2]  # not playing: it answers what the mesh delivers
     async with asyncio.timeout(30):
         while failing._fatal is None:
@@ -253,7 +253,7 @@ async def _faulty_table_game(tmp: Path) -> list[int]:
     seats = [Seat(tmp / "h0"), Seat(tmp / "h1", table_class=Faulty), Seat(tmp / "h2")]
     games = await seat_in_order(seats[0], seats[1:])
     async with asyncio.timeout(60):
-        return list(await asyncio.gather(*(game.play() for game in games)))
+        return list(await asyncio.gather(*(game.run() for game in games)))
 
 
 def test_a_table_failing_on_an_entry_refuses_it_and_keeps_the_link(
@@ -358,7 +358,7 @@ async def _killed_before_go(tmp: Path, bot: Peer) -> tuple[list[int], Peer]:
     games = [seat.seated(seating.addresses) for seat in (host, other)]
     bot.start(["resume", "--interface", LOOPBACK])  # no --strategy: it was a computer seat
     async with asyncio.timeout(60):
-        codes = await asyncio.gather(*(game.play() for game in games))
+        codes = await asyncio.gather(*(game.run() for game in games))
     return [*codes, await asyncio.to_thread(bot.wait, 30)], bot
 
 

@@ -371,7 +371,7 @@ class Demo:
         frames = self.out.isatty() and os.environ.get("TERM", "") != "dumb"
         view = LiveView(game.names, game.seat, self.options.rounds, self.out, frames, game.audited)
         player = make_bot("greedy", 0)
-        play = asyncio.ensure_future(game.play())
+        play = asyncio.ensure_future(game.run())
         event = asyncio.ensure_future(game.next_event())
         try:
             while True:

@@ -27,8 +27,8 @@ from cfnet.seat.seating import (
     MakeFront,
     Seat,
     default_address,
-    play,
     player_name,
+    run_game,
     urandom,
 )
 
@@ -191,11 +191,11 @@ async def host(
         if lobby.watchers.enabled:  # the lobby stays open for watchers until the end
             game.watchers = lobby.watchers
             lobby.watchers.feed(game.store)
-            code = await play(game, front)
+            code = await run_game(game, front)
             await hosting.leave()
         else:
             leaving = asyncio.create_task(hosting.leave())  # while it starts
-            code = await play(game, front)
+            code = await run_game(game, front)
             await leaving
         finished = game.table.finished
     finally:

@@ -16,7 +16,7 @@ from cfnet.net.roster import LobbyError, Unreachable
 from cfnet.record.identity import Identity
 from cfnet.seat.config import JoinConfig
 from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup
-from cfnet.seat.seating import ANY, Entropy, Front, MakeFront, Seat, play, player_name, urandom
+from cfnet.seat.seating import ANY, Entropy, Front, MakeFront, Seat, player_name, run_game, urandom
 
 SAME_NAME_SETTLE = 1.0  # once a table of the name is seen, how long to look for namesakes
 
@@ -74,7 +74,7 @@ async def join(
     except BaseException:
         await seat.abandon()
         raise
-    return await play(seat.seated(seating), front)
+    return await run_game(seat.seated(seating), front)
 
 
 def _least_timeout(config: JoinConfig) -> int:

@@ -130,7 +130,7 @@ class NetGame:
     def start(self) -> None:
         """Run the game in a task on the running loop (the mesh must be listening)."""
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self.play())
+            self._task = asyncio.get_running_loop().create_task(self.run())
 
     async def next_event(self) -> SessionEvent:
         return await self._queue.get()
@@ -169,7 +169,7 @@ class NetGame:
             self.table.receive(entry.wire, time.monotonic())
             self._handle(drain(self.table.next_event))
 
-    async def play(self) -> int:
+    async def run(self) -> int:
         """Play until the game is over; save, verify and return the exit code (0: a complete
         valid game, 3: the game ended with an abort, 1: a local failure)."""
         judge = False

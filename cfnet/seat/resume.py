@@ -23,7 +23,7 @@ from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
 from cfnet.seat.config import PeerConfig, ResumeConfig
 from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup
-from cfnet.seat.seating import ANY, Front, MakeFront, make_game, play
+from cfnet.seat.seating import ANY, Front, MakeFront, make_game, run_game
 
 
 def run_resume(config: ResumeConfig, make_front: MakeFront) -> int:
@@ -102,6 +102,6 @@ async def _resume(
         port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
         await game.listen(peer.interface or ANY, port)
         game.set_addresses(meta.addresses)
-        return await play(game, front)
+        return await run_game(game, front)
     finally:
         store.close()

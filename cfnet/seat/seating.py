@@ -179,7 +179,7 @@ class Seat:
             self.game.store.close()
 
 
-async def play(game: NetGame, front: Front) -> int:
+async def run_game(game: NetGame, front: Front) -> int:
     """Play to the end as `front` does (the game screen, or plain lines); the exit code."""
     code = await front.play(game)
     await drain()

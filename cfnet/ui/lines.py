@@ -43,7 +43,7 @@ class PlainLines:
             say(line)
 
     async def play(self, game: NetGame) -> int:
-        return await game.play()
+        return await game.run()
 
 
 def game_lines(game: NetGame, event: SessionEvent) -> list[str]:

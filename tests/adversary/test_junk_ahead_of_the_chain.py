@@ -82,7 +82,7 @@ async def _game(tmp: Path, seats_at_table: int) -> tuple[list[Any], list[bytes]]
     attacker = games[ATTACKER]
     attacker.start()
     async with asyncio.timeout(300):
-        await asyncio.gather(*(game.play() for game in games if game is not attacker))
+        await asyncio.gather(*(game.run() for game in games if game is not attacker))
     await attacker.close()  # it may wait for ever on a chain it broke
     attacker.store.close()
     return [game.result for game in games], [game.log_path.read_bytes() for game in games]
