@@ -93,7 +93,7 @@ def test_three_players_play_a_verified_round_and_leave_nothing_behind(tmp_path: 
     assert "cfnet bot --table demo-" in out and "finds it by mDNS" in out
     assert "seat 2:" in out and "(its own process)" in out
     assert "centre [" in out and "├─ a: [" in out  # the board tree
-    assert re.search(r"^  \w+ plays \[\d\|\d\] on [a-z]+, \d+ left$", out, re.MULTILINE)
+    assert re.search(r"^  \w+ played \d-\d on [a-z]+, \d+ left$", out, re.MULTILINE)
     assert "round 1 over: " in out
     assert "round 1 verified: every shuffle, key and move checked" in out
     assert "verified: the log is a complete, valid game" in out
@@ -125,7 +125,7 @@ def test_a_seed_plays_the_same_game_again(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     assert [run.returncode for run in runs] == [0, 0], runs[0].stdout + runs[0].stderr
-    moves = [re.findall(r"^  \w+ (?:plays|draws|passes).*$", r.stdout, re.MULTILINE) for r in runs]
+    moves = [re.findall(r"^  \w+ (?:played|drew|passed).*$", r.stdout, re.MULTILINE) for r in runs]
     assert moves[0] and moves[0] == moves[1]
     logs = [read_log(saved_log(run.stdout)) for run in runs]
     assert logs[0][0].table_id == logs[1][0].table_id
@@ -149,7 +149,7 @@ def test_no_real_seat_takes_secrets_from_a_public_seed(tmp_path: Path, command: 
 
 @pytest.mark.parametrize(
     ("when", "sig"),
-    [("started Bob", signal.SIGINT), (" plays [", signal.SIGINT), (" plays [", signal.SIGTERM)],
+    [("started Bob", signal.SIGINT), (" played ", signal.SIGINT), (" played ", signal.SIGTERM)],
     ids=["ctrl-c-seating", "ctrl-c-mid-game", "sigterm-mid-game"],
 )
 def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Signals) -> None:
@@ -168,7 +168,7 @@ def test_a_signal_stops_every_process(tmp_path: Path, when: str, sig: signal.Sig
 
 
 def test_a_computer_player_that_dies_is_named_and_the_demo_fails(tmp_path: Path) -> None:
-    demo_process, seen = _demo_until(tmp_path, " plays [")
+    demo_process, seen = _demo_until(tmp_path, " played ")
     try:
         victim = child_pids("".join(seen))[0]
         os.kill(victim, signal.SIGKILL)

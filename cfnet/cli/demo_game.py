@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import secrets
 import shlex
@@ -20,11 +19,10 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TypeVar
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
@@ -33,20 +31,14 @@ from cfnet.cli.main import invocation
 from cfnet.cli.options import seconds_type
 from cfnet.disk.store import load_identity, prepare_home, table_dir
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.game.board import PublicRound
 from cfnet.game.bots import make_bot
-from cfnet.game.moves import Draw, IllegalMoveError, Play
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import (
-    ROUND_AUDIT,
     count,
-    describe_end,
-    render_board,
-    render_hand,
     score_lines,
 )
 from cfnet.net.lobby import LobbyEvent
-from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
+from cfnet.protocol.events import GameOver, MoveMade, RoundScored
 from cfnet.protocol.testing import derived, sim_entropy
 from cfnet.protocol.verify import verify_entries
 from cfnet.record.identity import fingerprint
@@ -57,166 +49,22 @@ from cfnet.seat.host import Hosting
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.process import drain
 from cfnet.seat.seating import urandom
-from cfnet.seat.session import GameAborted, Notice, SessionEvent
+from cfnet.seat.session import GameAborted, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.lines import PlainLines
+from cfnet.ui.live_view import LiveView
 
 LOOPBACK = "127.0.0.1"  # the demo never binds or advertises on any other address
 BOT_NAMES = ("Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus")
 POLL = 0.05  # how often to look at the children and at whether it is our move
 BOT_FIND_WAIT = 30.0  # how long a computer player looks for the table by mDNS
 BOT_EXIT_WAIT = 30.0  # after the game, how long the computer players may take to finish
-RECENT = 4  # moves shown under the board in the live view
 
 T = TypeVar("T")
 
 
 class DemoError(Exception):
     """The demo cannot go on: what failed, in words."""
-
-
-# ---------------------------------------------------------------------- the live view
-
-
-def _tiles(count: int) -> str:
-    return f"{count:>2} tile{'' if count == 1 else 's'}"
-
-
-def _points(count: int) -> str:
-    return f"{count:>3} point{'' if count == 1 else 's'}"
-
-
-class LiveView:
-    """Shows the game as seat `me` sees it: each move, the board, tiles left, round results.
-
-    It keeps its own copy of the public round, advanced event by event, so what it shows is
-    the game as of the event shown even when the network is ahead of the display. `frames`:
-    redraw one frame in place (a terminal); else print one line per move (a pipe or file).
-    `audited`: the game's rounds are audited (said after each)."""
-
-    def __init__(
-        self,
-        names: Sequence[str],
-        me: int,
-        rounds: int,
-        out: TextIO,
-        frames: bool,
-        audited: bool,
-    ) -> None:
-        self.names = tuple(names)
-        self.audited = audited
-        self.me = me
-        self.rounds = rounds
-        self.out = out
-        self.frames = frames
-        self.public: PublicRound | None = None
-        self.totals = tuple(0 for _ in names)
-        self.recent: deque[str] = deque(maxlen=RECENT)
-        self._drawn = 0  # rows of the frame on screen, to redraw over
-
-    @property
-    def my_turn(self) -> bool:
-        """Seat `me` is to move in the round as shown (so the display has caught up)."""
-        public = self.public
-        return public is not None and not public.is_over and public.turn == self.me
-
-    def who(self, seat: int) -> str:
-        return self.names[seat]
-
-    def say(self, text: str = "") -> None:
-        self._drawn = 0
-        print(text, file=self.out, flush=True)
-
-    def show(self, event: SessionEvent, options: RuleOptions) -> None:
-        if isinstance(event, RoundStarted):
-            self.public = PublicRound(len(self.names), event.round_number, event.starter, options)
-            self.recent.clear()
-            self.say(
-                f"\nround {event.round_number} of {self.rounds}: centre {self.public.centre}, "
-                f"{self.who(event.starter)} starts"
-            )
-            self._frame()
-        elif isinstance(event, MoveMade):
-            self._moved(event)
-        elif isinstance(event, RoundScored):
-            self._round_ended(event)
-        elif isinstance(event, Notice):
-            self._note(event.text)
-        elif isinstance(event, GameAborted):
-            self.say(f"game aborted: {event.reason}")
-
-    def _note(self, text: str) -> None:
-        if self.frames:
-            self.recent.append(text)
-            self._frame()
-        else:
-            self.say(f"  {text}")
-
-    def _moved(self, event: MoveMade) -> None:
-        public = self.public
-        if public is None:
-            return
-        move = event.move
-        with contextlib.suppress(IllegalMoveError):  # the table checked it already
-            public.apply_public(move, event.seat)
-        who = self.who(event.seat)
-        if isinstance(move, Play):
-            left = public.hand_counts[event.seat]
-            text = f"{who} plays {move.tile} on {move.end}, {left} left"
-        elif isinstance(move, Draw):
-            text = f"{who} draws" + (f" {event.drawn}" if event.drawn is not None else "")
-        else:
-            text = f"{who} passes"
-        self._note(text)
-
-    def _frame(self) -> None:
-        """Redraw the live frame over the previous one (terminal only)."""
-        public = self.public
-        if not self.frames or public is None:
-            return
-        size = shutil.get_terminal_size()
-        rows = [
-            f"round {public.round_number} of {self.rounds} | centre {public.centre} | "
-            f"yard {public.yard_count} ({public.drawable} drawable)"
-        ]
-        for seat, name in enumerate(self.names):
-            mark = ">" if seat == public.turn and not public.is_over else " "
-            mine = "  (this process's seat)" if seat == self.me else ""
-            rows.append(
-                f" {mark} {name:<6} {_tiles(public.hand_counts[seat])}   "
-                f"total {self.totals[seat]:>3}{mine}"
-            )
-        board = render_board(public).splitlines()
-        room = max(3, size.lines - 1 - len(rows) - RECENT)
-        if len(board) > room:
-            board = [*board[: room - 1], f"... {len(board) - room + 1} more rows of the board"]
-        rows += board + [f"  {text}" for text in self.recent]
-        cut = [row[: size.columns - 1] for row in rows]
-        up = f"\x1b[{self._drawn}F" if self._drawn else ""
-        self.out.write(up + "".join(f"{row}\x1b[K\n" for row in cut) + "\x1b[J")
-        self.out.flush()
-        self._drawn = len(cut)
-
-    def _round_ended(self, event: RoundScored) -> None:
-        self.totals = event.totals
-        public = self.public
-        if public is not None and not self.frames:
-            self.say(f"the board at the end of round {event.round_number}:")
-            self.say(render_board(public))
-        self._frame()
-        self.say(
-            f"round {event.round_number} over: "
-            f"{describe_end(event.end_reason, event.went_out, self.names)}"
-        )
-        width = max(len(n) for n in self.names)
-        for seat, hand in enumerate(event.left):
-            shown = render_hand(hand).replace("\n", " ") if hand else "went out"
-            self.say(
-                f"  {self.names[seat]:<{width}}  {_points(event.scores[seat])} "
-                f"(total {event.totals[seat]:>3})  {shown}"
-            )
-        if self.audited:
-            self.say(f"  round {event.round_number} verified: {ROUND_AUDIT}")
 
 
 # ---------------------------------------------------------------------- the demo

@@ -138,6 +138,13 @@ def _line_words(public: PublicRound, line: Line) -> list[Row]:
     return words
 
 
+def round_start(number: int, starter: str, centre: Tile | None = None, rounds: int = 0) -> str:
+    """A round's start, with what is known of it: 'round 3 of 10: centre [7|7], Ann starts'."""
+    of = f" of {rounds}" if rounds else ""
+    on = f"centre {centre}, " if centre is not None else ""
+    return f"round {number}{of}: {on}{starter} starts"
+
+
 def move_text(who: str, move: Move, drawn: Tile | None = None) -> str:
     """A move as an event: 'Ann played 9-3 on a', 'You drew [5|3]' (`drawn`: the tile it gave,
     if known), 'Ann drew a tile', 'Ann passed'."""

@@ -14,6 +14,7 @@ from typing import BinaryIO
 from cfnet.game.board import PublicRound
 from cfnet.game.moves import Draw, Move
 from cfnet.game.round import Round
+from cfnet.game.text import move_text, round_start
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
@@ -126,10 +127,8 @@ class Timeline:
         if position.move is None or position.seat is None:
             public = position.public
             starter = self.names[public.starter]
-            return f"round {position.round_number}: centre {public.centre}, {starter} starts"
-        text = f"{self.names[position.seat]}: {position.move}"
-        tile = self.drawn(position)
-        return text if tile is None else f"{text} {tile}"
+            return round_start(position.round_number, starter, public.centre)
+        return move_text(self.names[position.seat], position.move, self.drawn(position))
 
     def _replayed(
         self, number: int

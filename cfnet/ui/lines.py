@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 
+from cfnet.game.text import round_start
 from cfnet.net.lobby import LobbyEvent, Seating
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver, RoundScored, RoundStarted
@@ -55,7 +56,7 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
 
     saved = f"log saved: {game.log_path} ({len(game.table.entries)} entries)"
     if isinstance(event, RoundStarted):
-        return [f"round {event.round_number}: {who(event.starter)} starts"]
+        return [round_start(event.round_number, who(event.starter))]
     if isinstance(event, RoundScored):
         scores, totals = list(event.scores), list(event.totals)
         return [f"round {event.round_number}: scores {scores}, totals {totals}"]

@@ -1,0 +1,161 @@
+"""The demo's live view of a game, as plain lines or as a frame redrawn in place on a terminal:
+the board, each seat's tiles and total, the last moves, and each round's end with the hands."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections import deque
+from collections.abc import Sequence
+from typing import TextIO
+
+from cfnet.game.board import PublicRound
+from cfnet.game.moves import IllegalMoveError, Play
+from cfnet.game.rules import RuleOptions
+from cfnet.game.text import (
+    ROUND_AUDIT,
+    describe_end,
+    move_text,
+    render_board,
+    render_hand,
+    round_start,
+)
+from cfnet.protocol.events import MoveMade, RoundScored, RoundStarted
+from cfnet.seat.session import GameAborted, Notice, SessionEvent
+
+RECENT = 4  # moves shown under the board
+
+
+def _tiles(count: int) -> str:
+    return f"{count:>2} tile{'' if count == 1 else 's'}"
+
+
+def _points(count: int) -> str:
+    return f"{count:>3} point{'' if count == 1 else 's'}"
+
+
+class LiveView:
+    """Shows the game as seat `me` sees it: each move, the board, tiles left, round results.
+
+    It keeps its own copy of the public round, advanced event by event, so what it shows is
+    the game as of the event shown even when the network is ahead of the display. `frames`:
+    redraw one frame in place (a terminal); else print one line per move (a pipe or file).
+    `audited`: the game's rounds are audited (said after each)."""
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        me: int,
+        rounds: int,
+        out: TextIO,
+        frames: bool,
+        audited: bool,
+    ) -> None:
+        self.names = tuple(names)
+        self.audited = audited
+        self.me = me
+        self.rounds = rounds
+        self.out = out
+        self.frames = frames
+        self.public: PublicRound | None = None
+        self.totals = tuple(0 for _ in names)
+        self.recent: deque[str] = deque(maxlen=RECENT)
+        self._drawn = 0  # rows of the frame on screen, to redraw over
+
+    @property
+    def my_turn(self) -> bool:
+        """Seat `me` is to move in the round as shown (so the display has caught up)."""
+        public = self.public
+        return public is not None and not public.is_over and public.turn == self.me
+
+    def who(self, seat: int) -> str:
+        return self.names[seat]
+
+    def say(self, text: str = "") -> None:
+        self._drawn = 0
+        print(text, file=self.out, flush=True)
+
+    def show(self, event: SessionEvent, options: RuleOptions) -> None:
+        if isinstance(event, RoundStarted):
+            self.public = PublicRound(len(self.names), event.round_number, event.starter, options)
+            self.recent.clear()
+            starter = self.who(event.starter)
+            self.say(
+                "\n" + round_start(event.round_number, starter, self.public.centre, self.rounds)
+            )
+            self._frame()
+        elif isinstance(event, MoveMade):
+            self._moved(event)
+        elif isinstance(event, RoundScored):
+            self._round_ended(event)
+        elif isinstance(event, Notice):
+            self._note(event.text)
+        elif isinstance(event, GameAborted):
+            self.say(f"game aborted: {event.reason}")
+
+    def _note(self, text: str) -> None:
+        if self.frames:
+            self.recent.append(text)
+            self._frame()
+        else:
+            self.say(f"  {text}")
+
+    def _moved(self, event: MoveMade) -> None:
+        public = self.public
+        if public is None:
+            return
+        move = event.move
+        with contextlib.suppress(IllegalMoveError):  # the table checked it already
+            public.apply_public(move, event.seat)
+        text = move_text(self.who(event.seat), move, event.drawn)
+        left = f", {public.hand_counts[event.seat]} left" if isinstance(move, Play) else ""
+        self._note(text + left)
+
+    def _frame(self) -> None:
+        """Redraw the live frame over the previous one (terminal only)."""
+        public = self.public
+        if not self.frames or public is None:
+            return
+        size = shutil.get_terminal_size()
+        rows = [
+            f"round {public.round_number} of {self.rounds} | centre {public.centre} | "
+            f"yard {public.yard_count} ({public.drawable} drawable)"
+        ]
+        for seat, name in enumerate(self.names):
+            mark = ">" if seat == public.turn and not public.is_over else " "
+            mine = "  (this process's seat)" if seat == self.me else ""
+            rows.append(
+                f" {mark} {name:<6} {_tiles(public.hand_counts[seat])}   "
+                f"total {self.totals[seat]:>3}{mine}"
+            )
+        board = render_board(public).splitlines()
+        room = max(3, size.lines - 1 - len(rows) - RECENT)
+        if len(board) > room:
+            board = [*board[: room - 1], f"... {len(board) - room + 1} more rows of the board"]
+        rows += board + [f"  {text}" for text in self.recent]
+        cut = [row[: size.columns - 1] for row in rows]
+        up = f"\x1b[{self._drawn}F" if self._drawn else ""
+        self.out.write(up + "".join(f"{row}\x1b[K\n" for row in cut) + "\x1b[J")
+        self.out.flush()
+        self._drawn = len(cut)
+
+    def _round_ended(self, event: RoundScored) -> None:
+        self.totals = event.totals
+        public = self.public
+        if public is not None and not self.frames:
+            self.say(f"the board at the end of round {event.round_number}:")
+            self.say(render_board(public))
+        self._frame()
+        self.say(
+            f"round {event.round_number} over: "
+            f"{describe_end(event.end_reason, event.went_out, self.names)}"
+        )
+        width = max(len(n) for n in self.names)
+        for seat, hand in enumerate(event.left):
+            shown = render_hand(hand).replace("\n", " ") if hand else "went out"
+            self.say(
+                f"  {self.names[seat]:<{width}}  {_points(event.scores[seat])} "
+                f"(total {event.totals[seat]:>3})  {shown}"
+            )
+        if self.audited:
+            self.say(f"  round {event.round_number} verified: {ROUND_AUDIT}")
