@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import os
 import shutil
 import socket
@@ -24,7 +23,6 @@ from cfnet.net.discovery import (
     TableInfo,
     TxtError,
     check_name,
-    lan_addresses,
     txt_properties,
 )
 from cfnet.net.lobby import check_player
@@ -51,12 +49,6 @@ def table(**changes: object) -> TableInfo:
         "timeout": 90,
     }
     return TableInfo(**(fields | changes))  # type: ignore[arg-type]
-
-
-def test_lan_addresses_are_ipv4_and_not_loopback_unless_alone() -> None:
-    found = lan_addresses()
-    assert found and all(isinstance(ipaddress.ip_address(a), ipaddress.IPv4Address) for a in found)
-    assert found == ["127.0.0.1"] or not any(a.startswith("127.") for a in found)
 
 
 def txt_bytes(info: TableInfo) -> dict[bytes, bytes | None]:

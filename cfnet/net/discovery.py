@@ -34,20 +34,6 @@ LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
 
 
-def lan_addresses() -> list[str]:
-    """This host's IPv4 addresses other than loopback (to advertise with no --interface);
-    ["127.0.0.1"] when there is none."""
-    import ifaddr
-
-    found = [
-        ip.ip
-        for adapter in ifaddr.get_adapters()
-        for ip in adapter.ips
-        if isinstance(ip.ip, str) and not ip.ip.startswith("127.")
-    ]
-    return sorted(set(found)) or ["127.0.0.1"]
-
-
 class TxtError(ValueError):
     """A TXT record that is not a well-formed cfnet table advertisement."""
 
