@@ -22,7 +22,8 @@ from lan_helpers import LOOPBACK, Peer
 from cfnet.disk.store import TableMeta, TableStore, load_identity, prepare_home
 from cfnet.game.bots import GreedyBot
 from cfnet.game.rules import RuleOptions
-from cfnet.net.lobby import HostLobby, join_table
+from cfnet.net.joining import join_table
+from cfnet.net.lobby import HostLobby
 from cfnet.net.mesh import Mesh
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table

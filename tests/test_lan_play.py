@@ -24,7 +24,8 @@ from test_screen import COLOUR_CODE
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.handshake import NET_VERSION
-from cfnet.net.lobby import Seating, join_table
+from cfnet.net.joining import join_table
+from cfnet.net.lobby import Seating
 from cfnet.record.identity import Identity
 from cfnet.seat.session import GameSession
 from cfnet.ui.browser import BrowserScreen

@@ -21,7 +21,8 @@ from lan_helpers import CFNET, LOOPBACK, Peer, unique, wait_until
 from cfnet.disk.store import TableMeta, TableStore, prepare_home
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo
-from cfnet.net.lobby import PERSON_MIN_TIMEOUT, HostLobby, join_table
+from cfnet.net.joining import join_table
+from cfnet.net.lobby import PERSON_MIN_TIMEOUT, HostLobby
 from cfnet.net.roster import LobbyError
 from cfnet.record.identity import Identity
 

@@ -18,7 +18,8 @@ from prompt_toolkit.utils import get_cwidth
 from cfnet.cli.commands.tables import listing
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import MAX_NAME_BYTES, Discovery, TableInfo, fit_name
-from cfnet.net.lobby import HostLobby, check_player, join_table
+from cfnet.net.joining import join_table
+from cfnet.net.lobby import HostLobby, check_player
 from cfnet.record.identity import Identity
 from cfnet.ui.browser import BrowserScreen
 from cfnet.ui.page import Terminal

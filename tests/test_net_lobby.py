@@ -21,16 +21,9 @@ from net_helpers import LOOPBACK, link_server
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
+from cfnet.net.joining import join_table
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import (
-    HostLobby,
-    LobbyError,
-    LobbyEvent,
-    Seating,
-    SeatTaken,
-    TableOpened,
-    join_table,
-)
+from cfnet.net.lobby import HostLobby, LobbyError, LobbyEvent, Seating, SeatTaken, TableOpened
 from cfnet.net.roster import Roster
 from cfnet.protocol.genesis import SeatInfo, make_genesis, parse_genesis
 from cfnet.record.identity import Identity

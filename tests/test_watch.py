@@ -202,7 +202,8 @@ def test_watch_needs_one_source(args: list[str]) -> None:
 
 def test_the_lobby_shows_how_many_are_watching() -> None:
     from cfnet.game.rules import RuleOptions
-    from cfnet.net.lobby import HostLobby, join_table
+    from cfnet.net.joining import join_table
+    from cfnet.net.lobby import HostLobby
     from cfnet.net.roster import LobbyError, Roster
     from cfnet.net.watch import MAX_WATCHERS, watch_table
 

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo, check_name
 from cfnet.net.handshake import (
@@ -42,14 +42,10 @@ from cfnet.net.roster import (
     LobbyError,
     Roster,
     Say,
-    Unreachable,
-    authenticate,
-    connect,
-    parse_roster,
     receive,
 )
 from cfnet.net.watch import Watchers
-from cfnet.protocol.genesis import SeatInfo, make_genesis, parse_genesis
+from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.record.entry import TABLE_ID_BYTES
 from cfnet.record.identity import Identity, fingerprint
 
@@ -480,174 +476,3 @@ class HostLobby:
             self._info = replace(self._info, taken=len(names))
             with contextlib.suppress(Exception):
                 await self._discovery.update(self._info, [self._interface])
-
-
-def check_timeout(timeout: int, least: int) -> None:
-    """LobbyError unless a table's `timeout` is at least `least` seconds."""
-    if timeout < least:
-        raise LobbyError(
-            f"the table gives each seat only {timeout} s to answer: a person's seat needs at "
-            f"least {least} s (ask its host for --timeout {least} or more, or seat a computer "
-            "player with --strategy)"
-        )
-
-
-async def join_table(
-    identity: Identity,
-    player: str,
-    host: str,
-    port: int,
-    prepare: Prepare,
-    *,
-    code: str | None = None,
-    advertised: TableInfo | None = None,
-    say: Say = print,
-    on_event: OnEvent | None = None,
-    ping_interval: float = LOBBY_PING,
-    idle_timeout: float = LOBBY_IDLE,
-    min_timeout: int = 0,
-) -> Seating:
-    """Take a seat at the table hosted at `host:port`; returns once the mesh addresses are known.
-
-    `advertised`: what mDNS said of the table (its id, host key, rules and seats are then
-    checked). `prepare` runs when the genesis arrives (it must open the mesh listener).
-    `min_timeout`: refuse a table whose timeout is shorter (PERSON_MIN_TIMEOUT for a person's
-    seat). LobbyError if the host refuses us or the seating breaks down; Unreachable if no
-    table answers the handshake there (nobody listens, or a silent or foreign listener)."""
-    if advertised is not None and advertised.refusal is not None:
-        raise LobbyError(advertised.refusal)
-    if advertised is not None and advertised.timeout is not None:
-        check_timeout(advertised.timeout, min_timeout)
-    link, local_host = await connect(host, port)
-    seat = _Sitting(identity, player, link, advertised, say, on_event, idle_timeout, min_timeout)
-    try:
-        try:
-            result = await authenticate(link, identity, code, advertised)
-        except LinkClosed as exc:
-            if exc.by_peer:
-                raise  # a table that refused us, saying why
-            raise Unreachable(f"no table answers at {host}:{port}: {exc.reason}") from None
-        seat.table_id, seat.host_key = result.table_id, result.peer_key
-        async with link.pinging(ping_interval):
-            genesis, mine, addresses = await seat.run(prepare, host)
-        return Seating(genesis, mine, addresses, local_host)
-    except LinkClosed as exc:
-        raise LobbyError(f"the table closed our link: {exc.reason}") from None
-    except PeerProtocolError as exc:
-        await link.close(f"bad table entry: {exc.reason}")
-        raise LobbyError(f"the host sent a bad table: {exc.reason}") from None
-    except LobbyError as exc:
-        await link.close(str(exc))
-        raise
-    finally:
-        await link.close("leaving the lobby")
-
-
-class _Sitting:
-    """The joiner's side of one lobby link, after the handshake."""
-
-    def __init__(
-        self,
-        identity: Identity,
-        player: str,
-        link: Link,
-        advertised: TableInfo | None,
-        say: Say,
-        on_event: OnEvent | None,
-        idle_timeout: float,
-        min_timeout: int,
-    ) -> None:
-        self.identity = identity
-        self.player = player
-        self.link = link
-        self.advertised = advertised
-        self.say = say
-        self.on_event = on_event
-        self.idle_timeout = idle_timeout
-        self.min_timeout = min_timeout
-        self.table_id = b""
-        self.host_key = b""
-        self.roster: Roster | None = None
-
-    async def run(self, prepare: Prepare, host: str) -> tuple[bytes, int, dict[int, Addr]]:
-        """Sit, follow the roster, check the genesis, say ready; (genesis, seat, addresses)."""
-        await self.link.send({"t": "sit", "name": self.player})
-        genesis: bytes | None = None
-        seat = -1
-        while True:
-            message = await receive(self.link, self.idle_timeout, "the host")
-            kind = message["t"]
-            if kind == "seats" and genesis is None:
-                last, self.roster = self.roster, parse_roster(message)
-                if last is None and self.roster.timeout is not None:
-                    check_timeout(self.roster.timeout, self.min_timeout)
-                    self.say(
-                        f"each seat has {self.roster.timeout} s to answer (the table's timeout)"
-                    )
-                if self.on_event is not None and self.roster != last:
-                    self.on_event(self.roster)
-            elif kind == "start" and genesis is None and isinstance(message.get("genesis"), bytes):
-                genesis, seat = self.check_genesis(message["genesis"])
-                await self.link.send({"t": "ready", "port": await prepare(genesis, seat)})
-            elif kind == "go" and genesis is not None:
-                return genesis, seat, _addresses(message, host)
-            elif kind != "seats":
-                raise LobbyError(f"unexpected lobby message {kind!r}")
-
-    def check_genesis(self, wire: bytes) -> tuple[bytes, int]:
-        """The genesis must be valid, the host's, for the table and roster of this lobby (and
-        its advertisement), with our seat as the roster showed it; (wire, our seat)."""
-        entry, name, options, timeout, seats = parse_genesis(wire)
-        roster, advertised = self.roster, self.advertised
-        listed = [(info.name, info.key) for info in seats]
-        mine = [s for s, info in enumerate(seats) if info.key == self.identity.public]
-        wrong = []
-        if entry.table_id != self.table_id:
-            wrong.append(f"it is for table {entry.table_id.hex()}, not {self.table_id.hex()}")
-        if seats[0].key != self.host_key:
-            wrong.append("it is not the host's")
-        if roster is None or listed != roster.names or len(seats) != roster.seats:
-            wrong.append("its seats are not those of the roster the lobby showed")
-        if roster is not None and options != roster.rules:
-            wrong.append(f"its rules {options.describe()} are not the lobby's")
-        if advertised is not None and (name, options, len(seats)) != (
-            advertised.name,
-            advertised.rules,
-            advertised.seats,
-        ):
-            wrong.append(
-                f"it is table {name!r} with {len(seats)} seats and rules {options.describe()}, "
-                f"the table advertised {advertised.name!r} with {advertised.seats} seats and "
-                f"rules {advertised.rules.describe()}"
-            )
-        if len(mine) != 1 or seats[mine[0]].name != self.player:
-            wrong.append("it does not give us the seat we took")
-        announced = {roster.timeout if roster else None, advertised and advertised.timeout} - {None}
-        if announced and announced != {timeout}:
-            wrong.append(f"its timeout {timeout} s is not the one the table announced")
-        if timeout < self.min_timeout:
-            wrong.append(f"its timeout {timeout} s is below {self.min_timeout} s")
-        if wrong:
-            raise LobbyError("refusing the host's table entry: " + "; ".join(wrong))
-        self.say(
-            f"table {name!r} starts: you are seat {mine[0]} of {len(seats)} ({options.describe()})"
-        )
-        return entry.wire, mine[0]
-
-
-def _addresses(message: dict[str, Any], host: str) -> dict[int, Addr]:
-    seats, rows = message.get("seats"), message.get("addresses")
-    if not (isinstance(seats, list) and isinstance(rows, list) and len(seats) == len(rows)):
-        raise LobbyError("malformed 'go' message")
-    addresses = {}
-    for seat, row in zip(seats, rows, strict=True):
-        if not (
-            type(seat) is int
-            and isinstance(row, list)
-            and len(row) == 2
-            and isinstance(row[0], str)
-            and type(row[1]) is int
-        ):
-            raise LobbyError("malformed 'go' message")
-        addresses[seat] = (row[0] or host, row[1])
-    return addresses

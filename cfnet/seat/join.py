@@ -11,7 +11,8 @@ from pathlib import Path
 from cfnet.disk.store import list_tables, load_identity, prepare_home
 from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError
 from cfnet.net.discovery import Discovery, TableInfo
-from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating, join_table
+from cfnet.net.joining import join_table
+from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating
 from cfnet.net.roster import LobbyError, Unreachable
 from cfnet.record.identity import Identity
 from cfnet.seat.config import JoinConfig
