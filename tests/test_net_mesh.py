@@ -183,9 +183,17 @@ async def _peer_leaves_and_resyncs() -> None:
         await all_connected(peers)
         play(peers, 30)
         await until(peers, lambda: all(len(p.chain) == 30 for p in peers))
-        gone = peers[3]
-        assert gone.mesh is not None
+        gone, first = peers[3], peers[0]
+        assert gone.mesh is not None and first.mesh is not None
+        key = gone.identity.public
+        assert first.mesh.down_since(key) is None  # linked
+        closed = time.monotonic()
         await gone.mesh.close()  # as if it crashed: its store survives (on disk, really)
+        async with asyncio.timeout(TIMEOUT):  # the others see the link go down, and since when
+            while first.mesh.down_since(key) is None:
+                await asyncio.sleep(0.01)
+        since = first.mesh.down_since(key)
+        assert since is not None and closed <= since <= time.monotonic()
         play(peers[:3], 90)
         await until(peers, lambda: all(len(p.chain) == 90 for p in peers[:3]))
         assert len(gone.chain) == 30
@@ -193,6 +201,7 @@ async def _peer_leaves_and_resyncs() -> None:
         introduce(gone, peers)
         await until(peers, lambda: len(gone.chain) == 90)  # resynced, nothing posted meanwhile
         await all_connected(peers)
+        assert first.mesh.down_since(key) is None  # linked again
         play(peers, 120)
         await until(peers, lambda: all(len(p.chain) == 120 for p in peers))
         assert_same_logs(peers, 120)

@@ -12,12 +12,15 @@ from cfnet.game.round import Game, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.text import (
     WIDTH,
+    clock,
     describe_end,
     instruction,
     move_text,
     render_board,
     render_hand,
+    round_start,
     score_lines,
+    waiting_text,
     winner_text,
 )
 from cfnet.game.tiles import Tile
@@ -142,3 +145,11 @@ def test_moves_as_events() -> None:
     assert move_text("You", DRAW, Tile.of(5, 3)) == "You drew [5|3]"
     assert move_text("Ann", DRAW) == "Ann drew a tile"
     assert move_text("Ann", parse_move("pass")) == "Ann passed"
+
+
+def test_a_wait_and_a_round_start_in_words() -> None:
+    assert [clock(s) for s in (105, 104.2, 9, 0, -3)] == ["1:45", "1:45", "0:09", "0:00", "0:00"]
+    assert waiting_text("bob", 105, None) == "waiting for bob: thinking, 1:45 left"
+    assert waiting_text("bob", 108, 12.7) == "waiting for bob: link down 12 s, 1:48 left"
+    assert round_start(3, "Ann") == "round 3: Ann starts"
+    assert round_start(3, "Ann", Tile(7, 7), 10) == "round 3 of 10: centre [7|7], Ann starts"

@@ -22,7 +22,7 @@ from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import GameOver, RoundScored
 from cfnet.seat.offline import OfflineSession
-from cfnet.seat.session import GameAborted, Notice
+from cfnet.seat.session import GameAborted, Notice, Wait
 from cfnet.ui.game_panes import newest_row
 from cfnet.ui.game_screen import GameScreen
 
@@ -386,3 +386,41 @@ def test_the_board_follows_its_newest_tile() -> None:
         await player.type("quit\ry\r")
 
     assert run_screen(scenario, seed=7, delay=0.0) == 0
+
+
+class TimedSession(OfflineSession):
+    """A practice table whose wait the test sets, as a LAN table's deadline and links give it."""
+
+    timed: Wait | None = None
+
+    @property
+    def wait(self) -> Wait | None:
+        return self.timed
+
+
+def test_the_banner_says_how_a_wait_stands_and_counts_down_the_last_seconds() -> None:
+    async def main() -> None:
+        with create_pipe_input() as keys:
+            session = TimedSession(NAMES, 0, RuleOptions(rounds=1), 4, delay=0.0)
+            screen = GameScreen(session, keys, DummyOutput(), None)
+            app = asyncio.get_running_loop().create_task(screen.run())
+            player = Player(screen, keys, session)
+            await player.until(lambda: session.view is not None, "the deal")
+
+            def banner() -> str:  # the banner's words, however they wrap
+                return " ".join(screen.text().split("Hand")[0].split())
+
+            session.timed = Wait(2, 108.2, 12.4)
+            await player.until(
+                lambda: "Waiting for Bob: link down 12 s, 1:49 left." in banner(), ""
+            )
+            session.timed = Wait(1, 65.0)
+            await player.until(lambda: "Waiting for Ada: thinking, 1:05 left." in banner(), "Ada")
+            session.timed = Wait(0, 90.0)
+            await player.until(lambda: "left" not in banner(), "no countdown before the last 30 s")
+            session.timed = Wait(0, 24.5)
+            await player.until(lambda: "0:25 left to move." in banner(), "the countdown")
+            await player.type("quit\ry\r")
+            await asyncio.wait_for(app, STEP_TIMEOUT)
+
+    asyncio.run(main())

@@ -8,6 +8,7 @@ plain text, a screen styles them by their tag ("label": a line's label, "open": 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
@@ -136,6 +137,23 @@ def _line_words(public: PublicRound, line: Line) -> list[Row]:
         wait = "opening" if public.phase is Phase.OPENING else "foot"
         words.append([("", f"  -> {line.end} (after the {wait})")])
     return words
+
+
+def clock(seconds: float) -> str:
+    """Seconds as minutes and seconds, rounded up: '1:45', '0:09'."""
+    whole = math.ceil(max(0.0, seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def wait_state(left: float, link_down: float | None) -> str:
+    """How a wait stands: 'thinking, 1:45 left' or 'link down 12 s, 1:48 left'."""
+    state = "thinking" if link_down is None else f"link down {int(link_down)} s"
+    return f"{state}, {clock(left)} left"
+
+
+def waiting_text(name: str, left: float, link_down: float | None) -> str:
+    """Whom the table waits for and how that stands: 'waiting for bob: thinking, 1:45 left'."""
+    return f"waiting for {name}: {wait_state(left, link_down)}"
 
 
 def round_start(number: int, starter: str, centre: Tile | None = None, rounds: int = 0) -> str:

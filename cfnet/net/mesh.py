@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Protocol
@@ -181,6 +182,8 @@ class Mesh:
         self._idle_timeout = idle_timeout
         self._addresses: dict[bytes, tuple[str, int]] = {}
         self._links: dict[bytes, tuple[Link, _Outbox]] = {}
+        self._down: dict[bytes, float] = {}  # when each unlinked peer's link went down
+        self._created = time.monotonic()
         self._heads: dict[bytes, Head] = {}  # what each peer's last `sync` said
         self._seen: set[bytes] = set()
         self._answering: list[bytes] | None = None  # posts made by `deliver`, sent after its echo
@@ -205,6 +208,12 @@ class Mesh:
         """Where `key`'s peer listens (learnt from the lobby, mDNS or a resume file)."""
         self._addresses[key] = (host, port)
         self._spawn(self._notify())
+
+    def down_since(self, key: bytes) -> float | None:
+        """Since when (time.monotonic) we have had no link to `key`'s peer; None: linked."""
+        if key in self._links:
+            return None
+        return self._down.get(key, self._created)
 
     @property
     def connected(self) -> frozenset[bytes]:
@@ -352,6 +361,7 @@ class Mesh:
             await self._links[key][0].close("replaced by a new connection")
         outbox = _Outbox(self._store)
         self._links[key] = (link, outbox)
+        self._down.pop(key, None)
         await self._notify()
         outbox.put(self._sync_frame())
         sender = asyncio.create_task(self._send_loop(link, outbox))
@@ -371,6 +381,7 @@ class Mesh:
             await asyncio.wait([sender])  # never swallows our own cancellation
             if self._links.get(key, (None,))[0] is link:
                 del self._links[key]
+                self._down[key] = time.monotonic()
                 await self._notify()
 
     def _on_message(self, key: bytes, link: Link, outbox: _Outbox, message: dict[str, Any]) -> None:

@@ -112,6 +112,12 @@ class Table(Referee):
         due = self.due()
         if due is None or (due[0] == self.me and self._held is None):
             return None
+        return self.turn_deadline()
+
+    def turn_deadline(self) -> float | None:
+        """By when the seat due must post (after that it may be blamed); None: nobody is due."""
+        if self.finished or self.fault is not None or self.due() is None:
+            return None
         return self._step_started + self.timeout
 
     def handle_timer(self, now: float) -> None:

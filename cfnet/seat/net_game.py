@@ -26,6 +26,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import Player
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView
+from cfnet.game.text import wait_state
 from cfnet.net.faults import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.net.watch import Watchers
@@ -44,7 +45,7 @@ from cfnet.protocol.events import (
 from cfnet.protocol.table import Table
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
-from cfnet.seat.session import GameAborted, Notice, SessionEvent
+from cfnet.seat.session import GameAborted, Notice, SessionEvent, Wait
 
 log = logging.getLogger("cfnet.net")
 
@@ -121,6 +122,15 @@ class NetGame:
     def audited(self) -> bool:
         """Always: the table audits each round before it scores it."""
         return True
+
+    @property
+    def wait(self) -> Wait | None:
+        awaited, deadline = self.table.awaited, self.table.turn_deadline()
+        if awaited is None or deadline is None:
+            return None
+        now = time.monotonic()
+        since = None if awaited == self.table.me else self.mesh.down_since(self._keys[awaited])
+        return Wait(awaited, deadline - now, None if since is None else now - since)
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
@@ -309,7 +319,9 @@ class NetGame:
         notice = self._waiting.due(awaited, len(self.table.entries), now)
         if notice is not None and notice <= now:
             assert awaited is not None
-            self._emit(Notice(f"waiting for {self._who(awaited)}"))
+            wait = self.wait
+            state = "" if wait is None else ": " + wait_state(wait.left, wait.link_down)
+            self._emit(Notice(f"waiting for {self._who(awaited)}{state}"))
             notice = None
         times = [t for t in (self.table.get_timer(), notice) if t is not None]
         return min(times) if times else None

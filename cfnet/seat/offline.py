@@ -17,7 +17,7 @@ from cfnet.game.round import Game, PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
-from cfnet.seat.session import SessionEvent
+from cfnet.seat.session import SessionEvent, Wait
 
 
 class OfflineSession:
@@ -78,6 +78,11 @@ class OfflineSession:
     @property
     def log_path(self) -> None:
         """Practice keeps no log."""
+        return None
+
+    @property
+    def wait(self) -> Wait | None:
+        """None: nobody is timed at a practice table."""
         return None
 
     @property

@@ -34,6 +34,17 @@ class GameAborted:
     failure: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Whom the table waits for, and how long it still gives them: `left` seconds before the
+    seat may be blamed; `link_down`: seconds since the link to that seat broke (None: linked,
+    or the local seat)."""
+
+    seat: int
+    left: float
+    link_down: float | None = None
+
+
 SessionEvent = RoundStarted | MoveMade | RoundScored | GameOver | Notice | GameAborted
 """The protocol's own events of play (`MoveMade.drawn` only for the local seat's draws), plus
 what only a session says: notices and how its game stopped early."""
@@ -75,6 +86,12 @@ class GameSession(Protocol):
     @property
     def waiting_for(self) -> tuple[int, ...]:
         """The seats the table is waiting for now (the player to move, or slow peers)."""
+        ...
+
+    @property
+    def wait(self) -> Wait | None:
+        """The seat the table waits for under a deadline, and how that stands; None: no
+        deadline runs (nobody is due, or a game without deadlines)."""
         ...
 
     def start(self) -> None:

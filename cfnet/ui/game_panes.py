@@ -15,11 +15,13 @@ from cfnet.game.moves import Move, Play
 from cfnet.game.text import (
     WIDTH,
     audit_note,
+    clock,
     describe_end,
     instruction,
     move_text,
     score_lines,
     seat_name,
+    waiting_text,
     winner_text,
 )
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
@@ -28,6 +30,7 @@ from cfnet.ui.move_input import numbered_moves, sorted_hand
 from cfnet.ui.styles import Line, board_lines, join, scroll_to, titled, wrap_items
 
 LOG_ROWS = 4
+COUNTDOWN = 30.0  # the local seat sees its time to move in the last this many seconds
 
 HELP_TEXT = (
     "How to play: type a move or a command. Tab completes; Up/Down: earlier lines.",
@@ -258,7 +261,22 @@ class GamePanes:
             style, text = "class:banner", f"Round {number} is over. {then}"
         else:
             style, text = "class:banner", instruction(view, self.session.names, self._ready())
+            text += self._countdown()
         return [(style, textwrap.fill(text, WIDTH))]
+
+    def _countdown(self) -> str:
+        """How the wait for another seat stands, or the local seat's time to move once it is
+        short; "" if no deadline runs."""
+        wait = self.session.wait
+        if wait is None:
+            return ""
+        if wait.seat != self.session.seat:
+            name = seat_name(self.session.names, wait.seat)
+            text = waiting_text(name, wait.left, wait.link_down)
+            return f" {text[0].upper()}{text[1:]}."
+        if wait.left <= COUNTDOWN:
+            return f" {clock(wait.left)} left to move."
+        return ""
 
     def _hand(self) -> Line:
         view = self.session.view
