@@ -34,6 +34,7 @@ from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.protocol.wire import ABORT
 from cfnet.record.identity import Identity
+from cfnet.record.logfile import read_log
 
 ROUND_BYTES = 40_000  # a 4-seat round's log is about 45 kB
 
@@ -60,6 +61,59 @@ def test_peers_killed_mid_round_resume_and_the_game_goes_on(tmp_path: Path) -> N
     assert cfnet_verify(peers[0].log_path()).returncode == 0
     assert "resuming table 'lan-resume-" in bot.output()
     assert "verified: the log is a complete, valid game" in host.output()
+
+
+def _last_kind(peer: Peer) -> str | None:
+    try:
+        entries = read_log(peer.log_path())
+    except (ValueError, OSError):  # not written yet, or a record being appended
+        return None
+    return entries[-1].kind if entries else None
+
+
+def test_a_seat_timed_out_while_down_resumes_into_the_abort_not_a_game_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """The split brain: a seat killed mid-game is timed out; when it resumes it must learn the
+    abort from its peer (which keeps answering for a while after an abort), not play on alone
+    and blame its peer in a chain of its own."""
+    host, bot = peers = table_peers(tmp_path, "lan-split", seats=2, timeout=8)
+    start_all(peers)
+    try:
+        wait_until(lambda: bot.log_size() > ROUND_BYTES // 4, what="round 1 under way")
+        bot.kill()  # SIGKILL: its seat is timed out once it is due
+        wait_until(lambda: _last_kind(host) == ABORT, timeout=60, what="the host's abort")
+        bot.start([*RESUME, "--wait", "60"])
+        assert wait_all(peers) == [3, 3], [p.output() for p in peers]
+    finally:
+        for peer in peers:
+            peer.kill()
+    entries = same_logs(peers)  # one chain: the abort reached the seat it blames
+    assert entries[-1].kind == ABORT and entries[-1].body["code"] == "timeout"
+    verdicts = [cfnet_verify(peer.log_path()).stdout for peer in peers]
+    assert verdicts[0] == verdicts[1]
+    assert "resumed: waiting for a peer to give us the chain" in bot.output()
+
+
+def test_a_resumed_seat_with_no_peer_posts_nothing_and_gives_up_after_its_wait(
+    tmp_path: Path,
+) -> None:
+    peers = table_peers(tmp_path, "lan-alone", seats=2, timeout=8)
+    bot = peers[1]
+    start_all(peers)
+    try:
+        wait_until(lambda: bot.log_size() > ROUND_BYTES // 4, what="round 1 under way")
+        for peer in peers:
+            peer.kill()  # both gone: nobody can tell the resumed seat the chain
+        kept = bot.log_path().read_bytes()
+        bot.start([*RESUME, "--wait", "3"])
+        assert bot.wait() == 1, bot.output()
+    finally:
+        for peer in peers:
+            peer.kill()
+    assert "no peer gave us the chain in time; nothing was posted" in bot.output()
+    assert bot.log_path().read_bytes() == kept  # not a move, not a timeout claim
+    assert not bot.meta().finished  # a later resume may still find its peers
 
 
 def test_links_cut_at_random_moments_do_not_change_the_game(tmp_path: Path) -> None:

@@ -265,3 +265,31 @@ def test_display_names() -> None:
         check_display_name("\x1b[31mred", "player name")
     with pytest.raises(ValueError):
         check_display_name(5, "table name")
+
+
+def test_a_restarted_seat_takes_a_timeout_claim_against_itself_at_once() -> None:
+    """Seat 1 is down when it is due; seat 0 claims its timeout. Seat 1, restarted with a new
+    clock, cannot deny the claim: it takes it as it comes (one chain with its peer) rather than
+    hold it as premature and play on; a table not marked as restarted still holds it."""
+    network = start_tables(2, 14, RuleOptions(rounds=1), timeout=30)
+    network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
+    accuser, down = network.tables
+    accuser.handle_timer(network.now + 31)
+    (claim,) = accuser.entries_to_send(network.now + 31)
+    assert down.local is not None and claim.kind == "abort"
+
+    def restarted(returned: bool) -> Table:
+        assert down.local is not None
+        local = LocalSeat.from_plain(down.local.identity, down.local.secrets_to_plain())
+        table = Table(down.entries[0].wire, local, 0.0)
+        for entry in down.entries[1:]:
+            table.receive(entry.wire, 0.0)
+        if returned:
+            table.returned()
+        table.receive(claim.wire, 0.0)
+        return table
+
+    back = restarted(True)
+    assert back.aborted is not None and back.aborted.seat == 1 and back.aborted.code == TIMEOUT
+    assert back.entries == accuser.entries
+    assert restarted(False).aborted is None  # held: its own clock has not seen the deadline

@@ -137,6 +137,14 @@ def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|ID",
         help="which unfinished table (default: the only one)",
     )
+    parser.add_argument(
+        "--wait",
+        type=seconds_type(0, 3600),
+        default=120.0,
+        metavar="SECONDS",
+        help="how long to wait for a peer that gives us the chain as it stands now; nothing is "
+        "posted before (default: 120)",
+    )
     add_peer_arguments(parser, None)
 
 
@@ -188,7 +196,7 @@ def join_config(args: argparse.Namespace, table: str | None) -> JoinConfig:
 def resume_config(args: argparse.Namespace) -> ResumeConfig:
     from cfnet.seat.config import ResumeConfig
 
-    return ResumeConfig(peer_config(args), table=args.table)
+    return ResumeConfig(peer_config(args), table=args.table, wait=args.wait)
 
 
 def front(peer: PeerConfig, table: str | None = None, timeout: int | None = None) -> Front:

@@ -246,6 +246,12 @@ class Mesh:
         for key in list(self._links):
             self._enqueue(key, frame)
 
+    def caught_up(self) -> bool:
+        """Whether some peer has told us its chain (`sync`) and ours is at least as long: we
+        hold the head of the chain as that peer knows it."""
+        ours = head_of(self._store)[0]
+        return any(count <= ours for count, _ in self._heads.values())
+
     def agree(self, keys: Collection[bytes]) -> bool:
         """Whether every peer in `keys` said (in its last `sync`) it holds our chain exactly."""
         ours = head_of(self._store)

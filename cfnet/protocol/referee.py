@@ -70,6 +70,7 @@ class Referee:
         self.aborted_by: int | None = None
         self.rejected: dict[int, str] = {}
         self._held: Entry | None = None
+        self.returning = False  # restarted, nothing posted since: see Table.returned
         self._step_started = now
         self._events: deque[Event] = deque()
         self._append(entry, now, 0)
@@ -257,6 +258,8 @@ class Referee:
             self.chain, self._due_at, self.fault, self.table_id, self.timeout, self._step_started
         )
         problem = claim_problem(claim, entry, now, judged)
+        if problem == PREMATURE and self.returning and claim.seat == self.me:
+            problem = None  # we were down: our own clock cannot deny a claim against us
         if problem == PREMATURE:
             self._held = entry  # taken if our own clock agrees before the seat posts
             return []

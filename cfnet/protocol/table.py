@@ -140,6 +140,12 @@ class Table(Referee):
 
     # ------------------------------------------------------------------ posting
 
+    def returned(self) -> None:
+        """The local seat has just restarted (`cfnet resume`): until it posts again, a peer's
+        timeout claim against it is taken as soon as it comes, not once this (new) clock
+        agrees: the seat was down, and the claim blames no one else."""
+        self.returning = True
+
     def entries_to_send(self, now: float) -> list[Entry]:
         """The entries the local seat posts now, signed and already placed here."""
         out: list[Entry] = []
@@ -148,6 +154,8 @@ class Table(Referee):
             if entry is None:
                 break
             out.append(entry)
+        if out:
+            self.returning = False
         return out
 
     def _next_own(self, now: float) -> Entry | None:

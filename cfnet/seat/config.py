@@ -64,7 +64,9 @@ class JoinConfig:
 @dataclass(frozen=True, slots=True)
 class ResumeConfig:
     """`cfnet resume`: which unfinished table (a name or the start of its id; None: the only
-    one)."""
+    one); how long to wait for a peer to give us the chain before giving up (nothing is posted
+    before)."""
 
     peer: PeerConfig
     table: str | None = None
+    wait: float = 120.0

@@ -26,7 +26,6 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import Player
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView
-from cfnet.game.text import wait_state
 from cfnet.net.faults import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.net.watch import Watchers
@@ -43,9 +42,11 @@ from cfnet.protocol.events import (
     drain,
 )
 from cfnet.protocol.table import Table
+from cfnet.protocol.wire import TIMEOUT
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat.session import GameAborted, Notice, SessionEvent, Wait
+from cfnet.seat.waits import Waits
 
 log = logging.getLogger("cfnet.net")
 
@@ -90,7 +91,7 @@ class NetGame:
         self._wake = asyncio.Event()
         self._queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
         self._fatal: BaseException | None = None
-        self._waiting = _Waiting(min(5.0, table.timeout / 3))
+        self._waits = Waits(table, self.mesh, min(5.0, table.timeout / 3), time.monotonic())
         self._task: asyncio.Task[int] | None = None
         self.result: GameOver | GameAborted | None = None
         self.log_path = store.path / LOG_FILE
@@ -125,12 +126,7 @@ class NetGame:
 
     @property
     def wait(self) -> Wait | None:
-        awaited, deadline = self.table.awaited, self.table.turn_deadline()
-        if awaited is None or deadline is None:
-            return None
-        now = time.monotonic()
-        since = None if awaited == self.table.me else self.mesh.down_since(self._keys[awaited])
-        return Wait(awaited, deadline - now, None if since is None else now - since)
+        return self._waits.current(time.monotonic())
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
@@ -173,6 +169,12 @@ class NetGame:
             if seat != self.table.me and 0 <= seat < len(self._keys):
                 self.mesh.set_address(self._keys[seat], host, port)
 
+    def hold(self, seconds: float) -> None:
+        """Post nothing (no move, no timeout claim) until a peer has told us its chain and we
+        hold its head; give up after `seconds` (a resumed seat must not play on alone)."""
+        self._waits.hold(seconds, time.monotonic())
+        self._emit(Notice("resumed: waiting for a peer to give us the chain as it stands now"))
+
     def replay(self, entries: Sequence[Entry]) -> None:
         """Feed back the entries saved before a restart (those after the genesis)."""
         for entry in entries:
@@ -213,6 +215,8 @@ class NetGame:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
         table = self.table
         try:
+            if self._waits.holding(time.monotonic()):
+                return
             if timeouts:
                 table.handle_timer(time.monotonic())
             while True:
@@ -313,30 +317,25 @@ class NetGame:
         return f"seat {seat} ({self.table.seats[seat].name})"
 
     def _next_wakeup(self) -> float | None:
-        """The table's next deadline, or when to say whom we are waiting for."""
-        awaited = None if self.table.awaited == self.table.me else self.table.awaited
+        """When to look again: the table's next deadline, a hold, or whom we are waiting for."""
         now = time.monotonic()
-        notice = self._waiting.due(awaited, len(self.table.entries), now)
-        if notice is not None and notice <= now:
-            assert awaited is not None
-            wait = self.wait
-            state = "" if wait is None else ": " + wait_state(wait.left, wait.link_down)
-            self._emit(Notice(f"waiting for {self._who(awaited)}{state}"))
-            notice = None
-        times = [t for t in (self.table.get_timer(), notice) if t is not None]
-        return min(times) if times else None
+        text = self._waits.notice(now)
+        if text is not None:
+            self._emit(Notice(text))
+        return self._waits.next_wakeup(now)
 
     async def _linger(self) -> None:
         """Before leaving: tell every peer our final chain (`announce`, again whenever it
         changes: an earlier abort or an equivocation proof may still come) and wait (bounded)
-        until every peer not blamed has said it holds exactly that chain; then say done and
-        close once all linked peers are done too."""
+        until every peer not proven to cheat has said it holds exactly that chain (a seat timed
+        out may be alive and come back: it must get the abort, not play on alone); then say
+        done and close once all linked peers are done too."""
         until = time.monotonic() + min(MAX_LINGER, float(self.table.timeout))
         announced: tuple[int, bytes] | None = None
         while time.monotonic() < until and self._fatal is None:
             peers = set(self._keys) - {self.identity.public}
             aborted = self.table.aborted
-            if aborted is not None:
+            if aborted is not None and aborted.code != TIMEOUT:
                 peers.discard(self._keys[aborted.seat])
             head = (self.store.count(), self.table.head)
             if head != announced:  # even when the others already agree: they must learn it
@@ -364,25 +363,3 @@ class NetGame:
         if self.result is not None:
             self._emit(self.result)
         return 0 if isinstance(self.result, GameOver) else 3
-
-
-class _Waiting:
-    """When to say whom the table waits for: once per wait (the same seat awaited with the
-    same chain), `after` s into it."""
-
-    def __init__(self, after: float) -> None:
-        self._after = after
-        self._wait: tuple[int | None, int] = (None, -1)
-        self._since = time.monotonic()
-        self._said = False
-
-    def due(self, awaited: int | None, entries: int, now: float) -> float | None:
-        """When to say it (the past: now, and it counts as said), or None: not in this wait
-        (`awaited` None: the table waits for nobody else)."""
-        if (awaited, entries) != self._wait:
-            self._wait, self._since, self._said = (awaited, entries), now, False
-        if awaited is None or self._said:
-            return None
-        when = self._since + self._after
-        self._said = now >= when
-        return when

@@ -38,7 +38,8 @@ def run_resume(config: ResumeConfig, make_front: MakeFront) -> int:
             peer = replace(peer, strategy=meta.strategy)
         setup(peer)
         with seat_logging(peer, home):
-            return run_loop(_resume(peer, home, identity, meta, make_front(peer)))
+            front = make_front(peer)
+            return run_loop(_resume(peer, config.wait, home, identity, meta, front))
     except (LocalProtocolError, PeerProtocolError, OSError) as exc:
         return failed("resume", exc)
     except KeyboardInterrupt as stop:
@@ -80,7 +81,7 @@ def _tables(tables: list[TableMeta]) -> str:
 
 
 async def _resume(
-    peer: PeerConfig, home: Path, identity: Identity, meta: TableMeta, front: Front
+    peer: PeerConfig, wait: float, home: Path, identity: Identity, meta: TableMeta, front: Front
 ) -> int:
     store = TableStore.open(home, meta.table_id)
     try:
@@ -92,6 +93,7 @@ async def _resume(
         else:
             local = LocalSeat.from_plain(identity, saved.secrets)
         table = Table(saved.entries[0].wire, local, time.monotonic())
+        table.returned()
         game = make_game(peer, identity, table, store, front)
         game.replay(saved.entries[1:])
         print(
@@ -102,6 +104,7 @@ async def _resume(
         port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
         await game.listen(peer.interface or ANY, port)
         game.set_addresses(meta.addresses)
+        game.hold(wait)
         return await run_game(game, front)
     finally:
         store.close()
