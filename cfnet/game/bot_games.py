@@ -23,6 +23,12 @@ def play_round(game_round: Round, players: Sequence[Player]) -> Round:
     return game_round
 
 
+def dealer(seed: int) -> random.Random:
+    """The seeded generator that deals games played with computer players (self-play, the
+    offline practice table): the same seed, the same deals; never a secret."""
+    return random.Random(seed)
+
+
 def deal_round(game: Game, rng: random.Random) -> Round:
     """The game's next round: a random starter (as the tile draw gives) and a shuffled deck."""
     centre = double(round_double(game.round_number))
@@ -86,7 +92,7 @@ def selfplay(
     players = [
         make_bot(name, seed * 1009 + seat, think, rollouts) for seat, name in enumerate(bots)
     ]
-    rng = random.Random(seed)
+    rng = dealer(seed)
     stats = SelfplayStats(tuple(bots), wins=[0] * len(bots), score_sums=[0] * len(bots))
 
     def count(game: Game, finished: Round) -> None:

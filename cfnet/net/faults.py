@@ -3,15 +3,16 @@
 For tests only (test_lan_faults): set CFNET_TEST_CHAOS=SEED[:RATE] in a peer's environment:
 after each entry it appends, with probability RATE, it closes its link to one connected peer
 (chosen by the same generator); the mesh reconnects and resyncs. A malformed value is a
-LocalProtocolError naming the variable. `random` is fine here: nothing secret depends on it.
+LocalProtocolError naming the variable. Its draws are SHA-256 of the seed and a counter:
+reproducible, and nothing secret depends on them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import math
 import os
-import random
 from collections.abc import Mapping
 
 from cfnet.errors import LocalProtocolError
@@ -25,7 +26,8 @@ class Chaos:
     """Decides, entry by entry, whether to cut a link and which one."""
 
     def __init__(self, seed: int, rate: float) -> None:
-        self._rng = random.Random(seed)
+        self._seed = seed
+        self._draws = 0
         self._rate = rate
         self._cuts: set[asyncio.Task[None]] = set()
 
@@ -41,9 +43,15 @@ class Chaos:
 
     def pick(self, connected: list[bytes]) -> bytes | None:
         """The peer key whose link to cut now, or None."""
-        if self._rng.random() >= self._rate or not connected:
+        if self._draw() / 2**64 >= self._rate or not connected:
             return None
-        return self._rng.choice(sorted(connected))
+        return sorted(connected)[self._draw() % len(connected)]
+
+    def _draw(self) -> int:
+        """The next 64-bit number of this cutter's stream."""
+        self._draws += 1
+        digest = hashlib.sha256(f"cfnet/test-chaos/{self._seed}/{self._draws}".encode()).digest()
+        return int.from_bytes(digest[:8], "big")
 
 
 def chaos_from_env(environ: Mapping[str, str] = os.environ) -> Chaos | None:

@@ -1,15 +1,14 @@
 """Practice offline: a `GameSession` where one person plays computer players on the engine.
 
-Shuffled by a seeded `random.Random` (practice only: nothing here is secret or signed).
+Dealt by `bot_games.dealer`, a seeded generator (practice only: nothing here is secret or signed).
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Sequence
 
-from cfnet.game.bot_games import deal_round
+from cfnet.game.bot_games import deal_round, dealer
 from cfnet.game.bots import Player, make_bot
 from cfnet.game.expert_bot import DEFAULT_THINK
 from cfnet.game.moves import IllegalMoveError, Move
@@ -41,7 +40,7 @@ class OfflineSession:
             raise ValueError(f"seat {seat}: seats are 0..{players - 1}")
         self._seat = seat
         self._names = tuple(names)
-        self._rng = random.Random(seed)
+        self._rng = dealer(seed)
         self._bots: dict[int, Player] = {
             other: make_bot(bots[other % len(bots)], seed * 1009 + other, think, rollouts)
             for other in range(players)
