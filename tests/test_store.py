@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from cfnet.disk.home import default_home
 from cfnet.disk.store import (
     LOCK_FILE,
     LOG_FILE,
@@ -23,7 +24,6 @@ from cfnet.disk.store import (
     StoreError,
     TableMeta,
     TableStore,
-    default_home,
     list_tables,
     load_identity,
     prepare_home,

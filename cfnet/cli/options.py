@@ -120,7 +120,7 @@ def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:
 
 def add_home_argument(parser: argparse.ArgumentParser) -> None:
     """The `--home DIR` option every command that keeps state offers (default: default_home())."""
-    from cfnet.disk.store import HOME_ENV, default_home
+    from cfnet.disk.home import HOME_ENV, default_home
 
     parser.add_argument(
         "--home",

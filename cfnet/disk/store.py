@@ -16,13 +16,13 @@ import functools
 import logging
 import os
 import resource
-import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, ParamSpec, TypeVar
 
+from cfnet.disk.home import default_home
 from cfnet.errors import LocalProtocolError
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import RuleOptionError, RuleOptions
@@ -44,7 +44,6 @@ from cfnet.record.logfile import append_entry as _append_record
 
 log = logging.getLogger("cfnet.disk.store")
 
-HOME_ENV = "CFNET_HOME"
 IDENTITY_FILE = "identity.key"
 TABLES_DIR = "tables"
 LOG_FILE = "table.cflog"
@@ -116,19 +115,6 @@ def _with_spare(operation: Callable[_P, _R]) -> Callable[_P, _R]:
 
 class StoreError(LocalProtocolError):
     """A state-directory file or table that cannot be used as asked: which one and why."""
-
-
-def default_home(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Path:
-    """$CFNET_HOME, else the platform's per-user data directory + "cfnet": $XDG_DATA_HOME or
-    ~/.local/share on Linux and other Unix systems, ~/Library/Application Support on macOS."""
-    if environ.get(HOME_ENV):
-        return Path(environ[HOME_ENV]).expanduser()
-    home = Path(environ["HOME"]) if environ.get("HOME") else Path.home()
-    if platform == "darwin":
-        return home / "Library" / "Application Support" / "cfnet"
-    xdg = environ.get("XDG_DATA_HOME", "")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "share"
-    return base / "cfnet"
 
 
 def prepare_home(home: Path | None = None) -> Path:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from cfnet.game.expert_bot import DEFAULT_THINK, ExpertBot
 from cfnet.game.moves import Move, Play
 from cfnet.game.round import PlayerView
 from cfnet.game.tiles import Tile
@@ -65,11 +64,14 @@ def _worth(move: Move, ends: dict[str, int], held: list[int]) -> int:
 
 
 def make_bot(
-    strategy: str, seed: int, think: float = DEFAULT_THINK, rollouts: int | None = None
+    strategy: str, seed: int, think: float | None = None, rollouts: int | None = None
 ) -> Player:
-    """A bot by strategy name (one of `BOT_STRATEGIES`); `think`/`rollouts` budget the expert."""
+    """A bot by strategy name (one of `BOT_STRATEGIES`); `think` (default: the expert's own)
+    and `rollouts` budget the expert, whose search is loaded only when one plays."""
     if strategy == "expert":
-        return ExpertBot(seed, think, rollouts)
+        from cfnet.game.expert_bot import DEFAULT_THINK, ExpertBot
+
+        return ExpertBot(seed, DEFAULT_THINK if think is None else think, rollouts)
     if strategy == "greedy":
         return GreedyBot()
     if strategy == "random":

@@ -25,8 +25,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
+    from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
-    from cfnet.disk.store import default_home
     from cfnet.errors import PeerProtocolError
     from cfnet.record.logfile import LogFileError
     from cfnet.review.export import export_record

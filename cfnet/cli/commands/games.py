@@ -31,8 +31,8 @@ def _home_relative(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import saved_games, shown
-    from cfnet.disk.store import default_home
 
     home = (args.home or default_home()).expanduser()
     games = saved_games(home)

@@ -75,8 +75,8 @@ def _view(args: argparse.Namespace) -> int:
     import asyncio
     import sys
 
+    from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
-    from cfnet.disk.store import default_home
     from cfnet.errors import PeerProtocolError
     from cfnet.record.logfile import LogFileError
     from cfnet.review.timeline import read_timeline
@@ -121,8 +121,8 @@ def start_position(timeline: Timeline, round_number: int | None, to: int | None)
 def _replay(args: argparse.Namespace) -> int:
     import sys
 
+    from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
-    from cfnet.disk.store import default_home
     from cfnet.errors import PeerProtocolError
     from cfnet.game.moves import Draw, Play
     from cfnet.game.text import render_board, winner_text

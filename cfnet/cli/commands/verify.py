@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
-    from cfnet.disk.store import default_home
     from cfnet.errors import describe
     from cfnet.protocol.table import MAX_ABORT_ENTRY
     from cfnet.protocol.verify import audited_rounds, verify_entries
