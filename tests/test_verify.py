@@ -16,7 +16,8 @@ from cheaters import Cheater, resign, run
 from cfnet.cli.main import main
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import MoveMade
-from cfnet.protocol.testing import play_protocol_game, start_tables
+from cfnet.protocol.testing import Network, play_protocol_game, start_tables
+from cfnet.record.entry import Entry
 from cfnet.record.logfile import write_log
 
 VECTOR = Path(__file__).parent / "vectors" / "game-2p-seed1.cfnlog"
@@ -213,3 +214,56 @@ def test_selfplay_protocol_writes_a_valid_log(
     assert "every peer's log identical: yes" in out and f"log written to {path}" in out
     assert main(["verify", str(path)]) == 0
     assert main(["selfplay", "--log", str(path)]) == 2
+
+
+def _withholding_certify(rounds: int, at_end: bool) -> Network:
+    """A 3-seat game in which seat 2 never sends its certify of the last round (`at_end`) or of
+    the first of several."""
+    network = start_tables(3, 15, RuleOptions(rounds=rounds), timeout=30)
+
+    def withhold(entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
+        if entry.kind == "certify" and network.tables[0].game.is_over == at_end:
+            return []
+        return [(entry.wire, None)]
+
+    network.tampers = {2: withhold}
+    network.run()
+    return network
+
+
+def test_a_certificate_withheld_at_the_end_leaves_the_result_standing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The loser withholds its certify of the last round: the others time it out, and the
+    game is over with the audited rounds' result, live and in `verify`."""
+    network = _withholding_certify(rounds=1, at_end=True)
+    for table in network.tables[:2]:
+        assert table.aborted is not None and table.aborted.seat == 2
+        assert table.aborted.code == "timeout" and table.over and table.finished
+    path = tmp_path / "withheld.cfnlog"
+    write_log(path, network.tables[0].entries)
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "valid" in out and "INVALID" not in out and "blame" not in out
+    assert re.search(
+        r"note: seat \d \(bot\d\) claims seat 2 \(bot2\) did not post its "
+        r"certify within 30 s.*: the result of the audited rounds stands",
+        out,
+    ), out
+    code, verdict = verify_json(path, capsys)
+    assert (code, verdict["valid"], verdict["finished"], verdict["blamed"]) == (0, True, True, None)
+    assert verdict["totals"] == list(network.tables[0].game.totals)
+    assert verdict["winners"] == list(network.tables[0].game.winners())
+    assert "the result of the audited rounds stands" in verdict["note"]
+
+
+def test_a_certificate_withheld_before_the_end_still_stops_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    network = _withholding_certify(rounds=2, at_end=False)
+    table = network.tables[0]
+    assert table.aborted is not None and table.aborted.seat == 2 and not table.over
+    path = tmp_path / "withheld.cfnlog"
+    write_log(path, table.entries)
+    code, verdict = verify_json(path, capsys)
+    assert (code, verdict["finished"], verdict["note"]) == (1, False, None)

@@ -13,7 +13,7 @@ from dataclasses import replace
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.protocol.chain import Chain
 from cfnet.protocol.claims import PREMATURE, Judged, claim_problem
-from cfnet.protocol.events import Aborted, Appended, Event, FaultFound, Superseded
+from cfnet.protocol.events import Aborted, Appended, Event, FaultFound, GameOver, Superseded
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.rounds import Rounds
@@ -21,6 +21,7 @@ from cfnet.protocol.wire import (
     ABORT,
     EQUIVOCATION,
     OUT_OF_TURN,
+    TIMEOUT,
     Blame,
     BodyError,
     Fault,
@@ -86,7 +87,8 @@ class Referee:
 
     @property
     def over(self) -> bool:
-        """Every round was certified by every seat (an abort may still replace the end)."""
+        """Every round was played and audited, and certified by every seat or the last
+        certificates withheld past the deadline (an abort may still replace the end)."""
         return self.rounds.over
 
     @property
@@ -272,7 +274,11 @@ class Referee:
             self.rounds.over = False  # the final certificate, if it was there, is gone
         self._append(entry, now, due)
         self.aborted, self.aborted_by = claim, entry.seat
-        return [*superseded, Appended(entry), Aborted(claim, entry.seat)]
+        events: list[Event] = [*superseded, Appended(entry), Aborted(claim, entry.seat)]
+        if not superseded and claim.code == TIMEOUT and self.rounds.scored_to_the_end():
+            self.rounds.over = True  # a certify withheld: the audited rounds decide the game
+            events.append(GameOver(self.rounds.game.totals, self.rounds.game.winners()))
+        return events
 
     def _bad_abort(self, entry: Entry, now: float, due: int, why: str) -> list[Event]:
         """An abort that is malformed or does not hold: at the head of a chain with no fault

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
-from cfnet.protocol.events import Aborted, FaultFound, RoundScored, drain
+from cfnet.protocol.events import Aborted, FaultFound, GameOver, RoundScored, drain
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.table import OFFLINE, Table
 from cfnet.protocol.wire import REVEAL, TIMEOUT, Fault
@@ -46,6 +46,7 @@ class Verdict:
     due: int | None = None
     due_kinds: tuple[str, ...] = ()
     after: str = ""
+    note: str = ""  # a withheld certificate, in a game that is valid and finished
 
     @property
     def valid(self) -> bool:
@@ -118,6 +119,8 @@ class Judge:
                 self.reporting = True
             elif isinstance(event, Aborted):
                 self._aborted(event)
+            elif isinstance(event, GameOver) and self.verdict.claim is not None:
+                self._result_stands()
         if table.entries[-1].wire != entry.wire and self.judging:
             if ended:
                 self._after_end(entry)
@@ -140,6 +143,13 @@ class Judge:
         else:  # the abort's evidence was checked: signatures, links, points
             verdict.fault = verdict.fault or claim
             self._proven(claim.seat, self.table.entries[-1].seq, self._fault_line(claim))
+
+    def _result_stands(self) -> None:
+        """A timeout claim at the last certificates: the audited rounds decide the game, and
+        the claim is only a note."""
+        verdict = self.verdict
+        verdict.note = f"{verdict.problem}: the result of the audited rounds stands"
+        verdict.problem = ""
 
     def _who(self, seat: int) -> str:
         return f"seat {seat} ({self.table.seats[seat].name})"

@@ -305,6 +305,8 @@ class NetGame:
                 )
                 self.result = GameAborted(text)
             elif isinstance(event, GameOver):
+                if isinstance(self.result, GameAborted):  # a certificate withheld at the end
+                    self._emit(Notice(f"{self.result.reason}: the audited rounds decide the game"))
                 self.result = event
 
     def _emit(self, event: SessionEvent) -> None:

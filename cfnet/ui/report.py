@@ -65,6 +65,8 @@ def verify_report(verdict: Verdict) -> list[str]:
         lines.append(f"the game is complete and valid, but {verdict.problem}")
     else:
         lines.append(verdict_line(verdict))
+    if verdict.note:
+        lines.append(f"note: {verdict.note}")
     if not verdict.ok:
         lines += _fault_lines(verdict, named)
     if verdict.after:

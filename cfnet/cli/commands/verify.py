@@ -99,4 +99,5 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "abort": fault(verdict.abort, verdict.abort_by),
         "due": verdict.due,
         "after": verdict.after or None,
+        "note": verdict.note or None,
     }
