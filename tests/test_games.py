@@ -138,3 +138,16 @@ def test_an_ambiguous_or_unknown_name_says_so_in_one_line(
         f"cfnet {command}: no file 'zzz', and no saved game with that table name or id"
         " (saved games: friday, late, t4, twin; see cfnet games)\n"
     )
+
+
+def test_a_game_a_player_resigned_is_listed_as_ended_by_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    network = start_tables(2, 9, RuleOptions(rounds=1))
+    network.run(until=lambda: network.tables[0].public is not None)
+    network.tables[1].resign()
+    network.run()
+    save(tmp_path, "left", list(network.tables[0].entries), 1, 1_764_500_000.0)
+    assert main(["games", "--home", str(tmp_path)]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line[:4].isdigit()]
+    assert row.endswith("ended: bot1 resigned")

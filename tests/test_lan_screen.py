@@ -13,15 +13,27 @@ import struct
 import sys
 import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from lan_helpers import LOOPBACK, cfnet_verify, unique
+from lan_helpers import LOOPBACK, cfnet_verify, unique, wait_until
 
+from cfnet.record.logfile import read_log
 from cfnet.seat.process import log_file
 
+Typist = Callable[[bytes, int], bytes]
+"""What the person types next (nothing: b""), from the screen so far and how many lines were
+typed."""
 
-def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, str]:
+
+def _plays_to_the_end(seen: bytes, typed: int) -> bytes:
+    return b"\r" if b"Press Enter to leave" in seen else b"1\r"
+
+
+def _play_on_a_terminal(
+    argv: list[str], timeout: float = 60.0, typist: Typist = _plays_to_the_end
+) -> tuple[int, str]:
     pid, fd = pty.fork()
     if pid == 0:  # the child: cfnet on the terminal
         os.environ.update({"NO_COLOR": "1", "TERM": "xterm"})
@@ -29,7 +41,7 @@ def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, st
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     seen = b""
     end = time.monotonic() + timeout
-    typed = 0.0
+    typed, lines = 0.0, 0
     try:
         while time.monotonic() < end:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -44,8 +56,10 @@ def _play_on_a_terminal(argv: list[str], timeout: float = 60.0) -> tuple[int, st
                     continue
             if time.monotonic() - typed > 0.1:
                 typed = time.monotonic()
-                key = b"\r" if b"Press Enter to leave" in seen else b"1\r"
-                os.write(fd, key)
+                keys = typist(seen, lines)
+                if keys:
+                    os.write(fd, keys)
+                    lines += 1
         os.kill(pid, 9)
         os.waitpid(pid, 0)
         raise AssertionError(f"the game screen did not finish: {seen[-3000:]!r}")
@@ -85,6 +99,41 @@ def test_a_person_hosts_and_plays_in_the_game_screen(tmp_path: Path) -> None:
     bots = sorted(home.glob("bots/bot*/tables/*/table.cflog"))
     assert len(bots) == 2 and all(path.read_bytes() == log.read_bytes() for path in bots)
     assert cfnet_verify(log).returncode == 0
+
+
+def test_a_person_who_quits_resigns_and_the_others_stop_at_once(tmp_path: Path) -> None:
+    """`quit`, `y` in the game screen: the host's seat posts a signed `resign` at its turn; its
+    two computer players end at once with that resignation (not after the 120 s deadline), all
+    three logs are the same, and `verify` reports the departure and blames nobody."""
+    home = tmp_path / "person"
+    argv = [
+        "host", "--name", unique("lan-resign"), "--seats", "3", "--rule", "rounds=2",
+        "--bots", "2", "--interface", LOOPBACK, "--home", str(home), "--player", "Person",
+    ]  # fmt: skip
+
+    def quits_after_a_few_moves(seen: bytes, typed: int) -> bytes:
+        if b"Your turn" not in seen:
+            return b""
+        if typed < 6:
+            return b"1\r"
+        return b"quit\r" if typed == 6 else b"y\r" if typed == 7 else b""
+
+    code, screen = _play_on_a_terminal(argv, timeout=100, typist=quits_after_a_few_moves)
+    assert code == 0, screen[-3000:]
+    assert "Leaving: your resignation is signed" in screen
+    (log,) = home.glob("tables/*/table.cflog")
+    bots = sorted(home.glob("bots/bot*/tables/*/table.cflog"))
+    wait_until(lambda: all(_ends_with_resign(path) for path in bots), 60, "the bots' logs")
+    assert len(bots) == 2 and all(path.read_bytes() == log.read_bytes() for path in bots)
+    verdict = cfnet_verify(log)
+    assert verdict.returncode == 1  # unfinished
+    assert "unfinished: seat 0 (Person) resigned at entry" in verdict.stdout
+    assert "no seat is proven at fault" in verdict.stdout
+
+
+def _ends_with_resign(path: Path) -> bool:
+    entries = read_log(path) if path.exists() else []
+    return bool(entries) and entries[-1].kind == "resign" and entries[-1].seat == 0
 
 
 def test_the_log_file_is_named_at_the_end_only_if_something_was_logged(

@@ -540,6 +540,23 @@ def test_the_abort_vector() -> None:
     assert (verdict.blamed, verdict.claim.seat, verdict.claimed_by) == (None, 0, 1)
 
 
+def test_the_resign_vector() -> None:
+    """4.2, "Resigning": the seat due leaves by its own signed entry; nobody is blamed."""
+    entries = _prefix()
+    assert encode_canonical({}) == _hex_after("resign body")
+    resign = _post(entries, 0, "resign", {})
+    assert resign.hash == _hex_after("resign hash") and len(resign.wire) == 133
+    verdict = verify_entries([*entries, resign])
+    assert (verdict.valid, verdict.finished, verdict.blamed, verdict.claim) == (
+        True,
+        False,
+        None,
+        None,
+    )
+    assert verdict.problem == "seat 0 (bot0) resigned at entry 8"
+    assert verify_entries([*entries, _post(entries, 1, "resign", {})]).blamed == 1  # not due
+
+
 @pytest.mark.parametrize(
     "change",
     [

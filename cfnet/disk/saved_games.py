@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cfnet.disk.store import LOG_FILE, TableMeta, list_tables, table_dir
 from cfnet.protocol.table import MAX_ABORT_ENTRY
-from cfnet.protocol.wire import ABORT, CERTIFY, MAX_NAME_CHARS, TABLE, TIMEOUT
+from cfnet.protocol.wire import ABORT, CERTIFY, MAX_NAME_CHARS, RESIGN, TABLE, TIMEOUT
 from cfnet.record.entry import Entry
 from cfnet.record.logfile import LogFileError, iter_log
 
@@ -35,8 +35,9 @@ class SavedGame:
     """One saved game: its metadata, log path and last change, and what its log holds.
 
     `rounds` counts the rounds every seat certified, `totals` are the totals they certified
-    last; `aborted` is (blamed seat, code) when the log ends with an abort; `unreadable` says why
-    the log could not be read to its end ('' if it could)."""
+    last; `aborted` is (blamed seat, code) when the log ends with an abort, (seat, RESIGN) when
+    it ends with a resignation; `unreadable` says why the log could not be read to its end (''
+    if it could)."""
 
     meta: TableMeta
     log: Path
@@ -71,6 +72,8 @@ class SavedGame:
             seat, code = self.aborted
             if code == TIMEOUT:  # the poster's claim
                 return f"aborted: {self.name_of(seat)} timed out"
+            if code == RESIGN:
+                return f"ended: {self.name_of(seat)} resigned"
             return f"aborted: {self.name_of(seat)} at fault ({code})"
         if not self.finished or not self.totals:
             return "unfinished"
@@ -115,7 +118,9 @@ def _summary(meta: TableMeta, log: Path) -> SavedGame:
         unreadable = str(error)
         modified = 0.0 if not log.exists() else log.stat().st_mtime
     aborted = None
-    if last is not None and last.kind == ABORT:
+    if last is not None and last.kind == RESIGN:
+        aborted = (last.seat, RESIGN)
+    elif last is not None and last.kind == ABORT:
         blamed, code = last.body.get("blamed"), last.body.get("code")
         if type(blamed) is int and type(code) is str:
             aborted = (blamed, code)

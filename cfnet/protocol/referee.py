@@ -21,11 +21,13 @@ from cfnet.protocol.wire import (
     ABORT,
     EQUIVOCATION,
     OUT_OF_TURN,
+    RESIGN,
     TIMEOUT,
     Blame,
     BodyError,
     Fault,
     blame,
+    check_body,
     parse_abort,
 )
 from cfnet.record.entry import Entry, Equivocation, MalformedEntry, decode_entry
@@ -72,6 +74,7 @@ class Referee:
         self.rejected: dict[int, str] = {}
         self._held: Entry | None = None
         self.returning = False  # restarted, nothing posted since: see Table.returned
+        self.resigning = False  # the local player leaves at its next turn: see Table.resign
         self._step_started = now
         self._events: deque[Event] = deque()
         self._append(entry, now, 0)
@@ -219,6 +222,9 @@ class Referee:
         self._append(entry, now, seat)
         events: list[Event] = [Appended(entry)]
         try:
+            if entry.kind == RESIGN:
+                check_body(RESIGN, entry.body, {})
+                return events + self._resigned(entry)
             if entry.kind not in kinds:
                 raise blame(
                     seat, f"posted {entry.kind} where {'/'.join(sorted(kinds))} was due", entry.seq
@@ -273,10 +279,21 @@ class Referee:
             superseded.append(Superseded(entry.seq))
             self.rounds.over = False  # the final certificate, if it was there, is gone
         self._append(entry, now, due)
-        self.aborted, self.aborted_by = claim, entry.seat
-        events: list[Event] = [*superseded, Appended(entry), Aborted(claim, entry.seat)]
-        if not superseded and claim.code == TIMEOUT and self.rounds.scored_to_the_end():
-            self.rounds.over = True  # a certify withheld: the audited rounds decide the game
+        events: list[Event] = [*superseded, Appended(entry)]
+        return events + self._ended(claim, entry.seat, withheld=not superseded)
+
+    def _resigned(self, entry: Entry) -> list[Event]:
+        """The due seat's signed resignation (already appended): it leaves, blamed for nothing."""
+        return self._ended(Fault(entry.seat, RESIGN, "resigned", entry.seq), entry.seat)
+
+    def _ended(self, claim: Fault, by: int, withheld: bool = True) -> list[Event]:
+        """The game ends with `by`'s abort (or resignation). A seat that stalled or left at the
+        last round's certificates (`withheld`: nothing was superseded) does not take the result
+        away: the audited rounds decide the game."""
+        self.aborted, self.aborted_by = claim, by
+        events: list[Event] = [Aborted(claim, by)]
+        if withheld and claim.code in (TIMEOUT, RESIGN) and self.rounds.scored_to_the_end():
+            self.rounds.over = True
             events.append(GameOver(self.rounds.game.totals, self.rounds.game.winners()))
         return events
 
@@ -291,14 +308,15 @@ class Referee:
 
     def _earlier_abort(self, entry: Entry, now: float) -> list[Event]:
         """After an abort, only an earlier valid abort counts (a lower seq, or the same seq and
-        smaller wire bytes): it replaces ours, so that racing aborts converge."""
+        smaller wire bytes): it replaces ours, so that racing aborts converge. A resignation is
+        the resigner's own entry: a valid abort at its seq replaces it as it would any entry."""
         mine, seq = self.entries[-1], entry.seq
         if (
             entry.kind != ABORT
             or entry.table_id != self.table_id
             or entry.seat >= self.players
             or not 0 < seq <= mine.seq
-            or (seq == mine.seq and entry.wire >= mine.wire)
+            or (seq == mine.seq and mine.kind == ABORT and entry.wire >= mine.wire)
             or entry.prev != self.entries[seq - 1].hash
             or not entry.verify(self.seats[entry.seat].key)
         ):

@@ -20,7 +20,7 @@ from cfnet.game.round import Game, PlayerView
 from cfnet.protocol.referee import MAX_ABORT_ENTRY, MAX_ORDINARY_ENTRY, OFFLINE, Referee
 from cfnet.protocol.round_checks import RoundChecks
 from cfnet.protocol.schedule import Step
-from cfnet.protocol.wire import ABORT, EQUIVOCATION, TIMEOUT, TURN_KINDS, Blame, Fault
+from cfnet.protocol.wire import ABORT, EQUIVOCATION, RESIGN, TIMEOUT, TURN_KINDS, Blame, Fault
 from cfnet.record.entry import Entry
 
 __all__ = ["MAX_ABORT_ENTRY", "MAX_ORDINARY_ENTRY", "OFFLINE", "Table"]
@@ -76,6 +76,7 @@ class Table(Referee):
         local_turn = due is not None and due[0] == self.me and due[1] == TURN_KINDS
         return (
             local_turn
+            and not self.resigning
             and self.step is Step.TURNS
             and self.rounds.chosen is None
             and not self.rounds.auto_pass
@@ -146,6 +147,13 @@ class Table(Referee):
         agrees: the seat was down, and the claim blames no one else."""
         self.returning = True
 
+    def resign(self) -> None:
+        """The local player leaves the game: a signed `resign` is posted in place of its next
+        due entry (at once if it is due now), so the others need not wait out its deadline."""
+        if self.local is None:
+            raise LocalProtocolError("an observer has no seat to resign")
+        self.resigning = True
+
     def entries_to_send(self, now: float) -> list[Entry]:
         """The entries the local seat posts now, signed and already placed here."""
         out: list[Entry] = []
@@ -179,7 +187,7 @@ class Table(Referee):
         if due is None or due[0] != self.me:
             return None
         try:
-            own = self.rounds.own(due[1])
+            own = (RESIGN, {}) if self.resigning else self.rounds.own(due[1])
         except Blame as error:
             self._events += self._private_fault(error)
             return self._next_own(now)

@@ -17,7 +17,7 @@ from cfnet.errors import PeerProtocolError
 from cfnet.protocol.events import Aborted, FaultFound, GameOver, RoundScored, drain
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.table import OFFLINE, Table
-from cfnet.protocol.wire import REVEAL, TIMEOUT, Fault
+from cfnet.protocol.wire import RESIGN, REVEAL, TIMEOUT, Fault
 from cfnet.record.entry import Entry
 from cfnet.record.logfile import LogFileError, link_problem
 
@@ -119,7 +119,7 @@ class Judge:
                 self.reporting = True
             elif isinstance(event, Aborted):
                 self._aborted(event)
-            elif isinstance(event, GameOver) and self.verdict.claim is not None:
+            elif isinstance(event, GameOver) and self.verdict.abort is not None:
                 self._result_stands()
         if table.entries[-1].wire != entry.wire and self.judging:
             if ended:
@@ -133,7 +133,10 @@ class Judge:
         if self.verdict.blamed is not None:
             return
         claim = event.fault
-        if claim.code == TIMEOUT:  # the poster's word: time is not provable offline
+        if claim.code == RESIGN:  # its own signed word: a departure, not a fault
+            verdict.seq = claim.seq
+            verdict.problem = f"{self._who(claim.seat)} resigned at entry {claim.seq}"
+        elif claim.code == TIMEOUT:  # the poster's word: time is not provable offline
             verdict.claim, verdict.claimed_by = claim, event.by
             verdict.seq = self.table.entries[-1].seq
             verdict.problem = (
@@ -145,8 +148,8 @@ class Judge:
             self._proven(claim.seat, self.table.entries[-1].seq, self._fault_line(claim))
 
     def _result_stands(self) -> None:
-        """A timeout claim at the last certificates: the audited rounds decide the game, and
-        the claim is only a note."""
+        """A timeout claim or a resignation at the last certificates: the audited rounds decide
+        the game, and the departure is only a note."""
         verdict = self.verdict
         verdict.note = f"{verdict.problem}: the result of the audited rounds stands"
         verdict.problem = ""

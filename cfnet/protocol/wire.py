@@ -30,6 +30,7 @@ PASS = "pass"
 REVEAL = "reveal"
 CERTIFY = "certify"
 ABORT = "abort"
+RESIGN = "resign"
 TURN_KINDS = frozenset({PLAY, DRAW, PASS})
 
 # Fault codes: what an abort's evidence is (protocol.md, "Faults and aborts").
@@ -134,7 +135,8 @@ def check_body(kind: str, body: Mapping[str, Any], spec: Mapping[str, Check]) ->
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A seat proven to have broken the protocol (or, for a timeout, claimed to have stalled).
+    """A seat proven to have broken the protocol (or, for a timeout, claimed to have stalled;
+    for RESIGN, a seat that left by its own signed `resign` entry: no fault).
 
     `seq` is the offending entry's place in the chain when it is there; `evidence` is the
     plain data an abort carries; `posters` are the seats that post the abort, in order."""

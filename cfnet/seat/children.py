@@ -133,15 +133,16 @@ class Children:
                 return child.failure(code)
         return None
 
-    def wait(self, timeout: float) -> str | None:
-        """Wait until every child has exited; what went wrong, if anything."""
+    def wait(self, timeout: float, fine: frozenset[int] = frozenset({0})) -> str | None:
+        """Wait until every child has exited; what went wrong (an exit status not in `fine`, a
+        child that did not exit), if anything."""
         until = time.monotonic() + timeout
         for child in self.children:
             try:
                 code = child.process.wait(max(0.0, until - time.monotonic()))
             except subprocess.TimeoutExpired:
                 return f"computer player {child.name} (process {child.process.pid}) did not exit"
-            if code:
+            if code not in fine:
                 return child.failure(code)
         return None
 

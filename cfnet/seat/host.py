@@ -19,7 +19,7 @@ from cfnet.protocol.wire import MAX_TIMEOUT
 from cfnet.record.identity import Identity
 from cfnet.seat.children import BotConfig, Children
 from cfnet.seat.config import HostConfig
-from cfnet.seat.net_game import NetGame
+from cfnet.seat.net_game import NO_RESULT_EXIT, NetGame
 from cfnet.seat.process import drain, failed, interrupted, run_loop, seat_logging, setup
 from cfnet.seat.seating import (
     Entropy,
@@ -176,7 +176,7 @@ async def host(
     hosting = Hosting(
         config, options, home, identity, front, config.peer.interface or default_address()
     )
-    finished = False
+    finished = over = False
     try:
         try:
             await hosting.open()
@@ -197,10 +197,11 @@ async def host(
             leaving = asyncio.create_task(hosting.leave())  # while it starts
             code = await run_game(game, front)
             await leaving
-        finished = game.table.finished
+        finished, over = game.table.finished, game.table.over
     finally:
         bots = hosting.bots
-        problem = await asyncio.to_thread(bots.wait, BOT_EXIT_WAIT) if finished else None
+        fine = frozenset({0} if over else {0, NO_RESULT_EXIT})  # they saw the same end
+        problem = await asyncio.to_thread(bots.wait, BOT_EXIT_WAIT, fine) if finished else None
         bots.stop()
     if problem is not None:
         print(f"cfnet host: {problem}", file=sys.stderr, flush=True)

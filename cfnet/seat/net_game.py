@@ -42,7 +42,7 @@ from cfnet.protocol.events import (
     drain,
 )
 from cfnet.protocol.table import Table
-from cfnet.protocol.wire import TIMEOUT
+from cfnet.protocol.wire import RESIGN, TIMEOUT
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat.session import GameAborted, Notice, SessionEvent, Wait
@@ -58,6 +58,9 @@ MAX_LINGER = 30.0
 
 Follow = Callable[["NetGame", SessionEvent], None]
 """Shown each session event of a game as it happens (plain lines for a computer seat)."""
+
+NO_RESULT_EXIT = 3
+"""The exit status of a seat whose game ended without a result (an abort, a resignation)."""
 
 
 class NetGame:
@@ -150,6 +153,19 @@ class NetGame:
 
     def ready(self) -> None:
         """Nothing to do: the protocol goes on to the next round by itself."""
+
+    @property
+    def resigned(self) -> bool:
+        """The game ended with the local seat's own resignation."""
+        aborted = self.table.aborted
+        return aborted is not None and aborted.code == RESIGN and aborted.seat == self.table.me
+
+    def resign(self) -> bool:
+        if self.table.finished:
+            return False
+        self.table.resign()
+        self._wake.set()
+        return True
 
     async def close(self) -> None:
         if self._task is not None and not self._task.done():
@@ -299,10 +315,9 @@ class NetGame:
                 self._emit(Notice(text, fault=True))
             elif isinstance(event, Aborted):
                 fault = event.fault
-                text = (
-                    f"{self._who(fault.seat)} {fault.detail} ({fault.code}); "
-                    f"abort signed by {self._who(event.by)}"
-                )
+                text = f"{self._who(fault.seat)} {fault.detail}"
+                if fault.code != RESIGN:
+                    text += f" ({fault.code}); abort signed by {self._who(event.by)}"
                 self.result = GameAborted(text)
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameAborted):  # a certificate withheld at the end
@@ -364,4 +379,4 @@ class NetGame:
             return 1
         if self.result is not None:
             self._emit(self.result)
-        return 0 if isinstance(self.result, GameOver) else 3
+        return 0 if isinstance(self.result, GameOver) else NO_RESULT_EXIT

@@ -113,6 +113,10 @@ class OfflineSession:
         self._awaiting_ready = False
         self._deal()
 
+    def resign(self) -> bool:
+        """Nobody else is at the table: nothing to tell."""
+        return False
+
     async def close(self) -> None:
         if self._driver is not None:
             self._driver.cancel()

@@ -110,6 +110,11 @@ class GameSession(Protocol):
         """After `RoundScored`: the local player has seen the result and wants the next round."""
         ...
 
+    def resign(self) -> bool:
+        """The local player leaves. True: the others are told by a signed resignation at the
+        seat's next turn, and the game's end follows (wait for it); False: leave now."""
+        ...
+
     async def close(self) -> None:
         """Leave the game and release everything the session holds."""
         ...

@@ -40,7 +40,7 @@ HELP_TEXT = (
     "  draw, pass   only when none of your tiles fits (the banner says which)",
     "  hint         what the computer would play   scores    the score table",
     "  log          every event so far             help      this text",
-    "  Enter, next  the next round, after a round  quit, leave  leave (asks first)",
+    "  Enter, next  the next round, after a round  quit, leave  resign and leave (asks)",
     "  Esc          back to the board              PgUp/PgDn scroll this pane",
     "Play when you can; draw only when nothing fits, and play a drawn tile that fits.",
     "A double opens a foot: the next 3 tiles go on it. The lowest total wins.",

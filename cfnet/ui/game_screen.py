@@ -52,6 +52,7 @@ class GameScreen(GamePanes):
     ) -> None:
         super().__init__(session)
         self.confirming_quit = False
+        self.leaving = False  # resigned: the screen closes when the game's end comes
         self.lines_typed = 0  # how many lines the player has entered (tests wait on it)
         self._hint = ExpertBot(0, HINT_THINK)
         self.input = Buffer(
@@ -89,6 +90,9 @@ class GameScreen(GamePanes):
         try:
             while True:
                 self.on_event(await self.session.next_event())
+                if self.leaving and self.game_end is not None:
+                    self.app.exit(result=0)
+                    return
                 self.app.invalidate()
         except Exception as error:
             self.app.exit(exception=error)
@@ -107,7 +111,7 @@ class GameScreen(GamePanes):
         if self.confirming_quit:
             self.confirming_quit = False
             if text.strip().lower() in ("y", "yes", "quit", "leave"):
-                self.app.exit(result=0)
+                self._leave()
                 return
             self.feedback = ("class:info", "Staying in the game.")
             return
@@ -130,6 +134,18 @@ class GameScreen(GamePanes):
             return
         self.panel = None
         self.feedback = ("", "")  # the move shows in the events
+
+    def _leave(self) -> None:
+        """Resign: leave at once, or once the resignation is posted at our turn."""
+        if self.game_end is not None or not self.session.resign():
+            self.app.exit(result=0)
+            return
+        self.leaving = True
+        self.feedback = (
+            "class:info",
+            "Leaving: your resignation is signed and posted at your turn, so nobody waits for"
+            " you. Ctrl-C leaves at once (the others then wait out your time).",
+        )
 
     def _enter(self) -> None:
         """An empty line: leave a panel, go on to the next round, or leave a finished game."""
@@ -179,8 +195,12 @@ class GameScreen(GamePanes):
         @keys.add("c-c")
         @keys.add("c-d")
         def _quit(event: KeyPressEvent) -> None:
-            if self.confirming_quit or self.game_end is not None:
+            if self.leaving or self.game_end is not None:
                 event.app.exit(result=0)
+                return
+            if self.confirming_quit:
+                self.confirming_quit = False
+                self._leave()
                 return
             self._command("quit")
 

@@ -11,7 +11,7 @@ from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver
 from cfnet.record.identity import fingerprint
-from cfnet.seat.net_game import NetGame
+from cfnet.seat.net_game import NO_RESULT_EXIT, NetGame
 from cfnet.seat.seating import AddBot
 from cfnet.seat.session import GameAborted, SessionEvent
 from cfnet.ui.game_screen import GameScreen
@@ -175,7 +175,8 @@ class SeatScreens:
         """Nothing: the game screen takes the game's events from its queue."""
 
     async def play(self, game: NetGame) -> int:
-        """The game screen until the person leaves it; 3 if the game was aborted."""
+        """The game screen until the person leaves it; NO_RESULT_EXIT if the game was aborted
+        (by another seat: a person who resigned leaves with 0)."""
         terminal = self.terminal
         self.game = GameScreen(game, terminal.input, terminal.output, terminal.color_depth)
         code = await self.game.run()
@@ -184,9 +185,11 @@ class SeatScreens:
             winners = " and ".join(game.names[s] for s in result.winners)
             print(f"cfnet: table {game.table.name!r} is over; the winner: {winners}")
             print("\n".join(score_lines(game.game, game.names)))
+        elif isinstance(result, GameAborted) and game.resigned:
+            print(f"cfnet: you resigned from table {game.table.name!r}; the others were told")
         elif isinstance(result, GameAborted):
             print(f"cfnet: table {game.table.name!r} was aborted: {result.reason}")
-            code = code or 3
+            code = code or NO_RESULT_EXIT
         else:
             print(f"cfnet: you left table {game.table.name!r} unfinished (cfnet resume goes on)")
         print(f"cfnet: its log is {game.log_path}")

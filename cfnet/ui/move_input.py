@@ -26,7 +26,7 @@ COMMANDS: dict[str, str] = {
     "log": "every event so far",
     "help": "how to play",
     "next": "the next round",
-    "quit": "leave the game",
+    "quit": "resign and leave the game (asks first)",
 }
 ALIASES: dict[str, str] = {
     "d": "draw",

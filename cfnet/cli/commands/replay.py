@@ -136,6 +136,7 @@ def _replay(args: argparse.Namespace) -> int:
         drain,
     )
     from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
+    from cfnet.protocol.wire import RESIGN
     from cfnet.record.logfile import LogFileError, iter_log
     from cfnet.ui.report import scored_lines
 
@@ -172,11 +173,15 @@ def _replay(args: argparse.Namespace) -> int:
             return args.round is None or args.round == round_number
 
         def flush(scored: RoundScored | None) -> None:
-            """Print the round's moves, the draws with their tiles once the reveal is read."""
-            drawn = [] if scored is None else drawn_tiles(scored, table.players, table.options)
+            """Print the round's moves, the draws with their tiles once the reveal is read (a
+            round that never reached its reveal keeps its drawn tiles secret)."""
+            if scored is None:
+                drawn = ["(never revealed)"] * len(pending)
+            else:
+                drawn = [t.label for t in drawn_tiles(scored, table.players, table.options)]
             tiles = iter(drawn)
             for line, draw in pending:
-                print(f"{line} {next(tiles).label}" if draw else line)
+                print(f"{line} {next(tiles)}" if draw else line)
             pending.clear()
 
         def stopped() -> bool:
@@ -221,7 +226,10 @@ def _replay(args: argparse.Namespace) -> int:
                     elif isinstance(event, Aborted):
                         flush(None)
                         fault = event.fault
-                        print(f"aborted by seat {event.by}: seat {fault.seat}, {fault.detail}")
+                        if fault.code == RESIGN:
+                            print(f"{names[fault.seat]} resigned: the game ends here")
+                        else:
+                            print(f"aborted by seat {event.by}: seat {fault.seat}, {fault.detail}")
         except (LogFileError, PeerProtocolError) as error:
             flush(None)
             return fail(f"{error} (run cfnet verify for the details)")
