@@ -268,3 +268,36 @@ def test_peers_killed_again_and_again_at_random_moments(tmp_path: Path) -> None:
             peer.kill()
     same_logs(peers)
     assert cfnet_verify(peers[0].log_path()).returncode == 0
+
+
+def _certified_rounds(peer: Peer, seats: int) -> int:
+    try:
+        entries = read_log(peer.log_path())
+    except (ValueError, OSError):  # not written yet, or a record being appended
+        return 0
+    return sum(1 for entry in entries if entry.kind == "certify") // seats
+
+
+def test_down_to_one_seat_the_game_ends_valid_with_the_rounds_scored(tmp_path: Path) -> None:
+    """2 seats, the joiner killed in round 2 and kept down: the host times it out and the game
+    is over, valid, with round 1's scores (RULES.md: fewer than 2 players left)."""
+    host, bot = peers = table_peers(tmp_path, "lan-alone-left", seats=2, rounds=3, timeout=8)
+    start_all(peers)
+    try:
+        wait_until(lambda: _certified_rounds(bot, 2) >= 1, timeout=60, what="round 1 certified")
+        bot.kill()  # SIGKILL, and it stays down
+        assert host.wait() == 0, host.output()
+    finally:
+        for peer in peers:
+            peer.kill()
+    entries = read_log(host.log_path())
+    assert entries[-1].kind == ABORT and entries[-1].body["code"] == "timeout"
+    assert "verified: the log is an early-ended, valid game" in host.output()
+    verdict = cfnet_verify(host.log_path())
+    assert verdict.returncode == 0, verdict.stdout
+    scored = re.search(
+        r"fewer than 2 players are left, so the game ends with the (\d) rounds?", verdict.stdout
+    )
+    assert scored is not None and int(scored[1]) in (1, 2), verdict.stdout  # 2: killed at its end
+    assert re.search(rf"^round {scored[1]}: ", verdict.stdout, re.M)
+    assert not re.search(rf"^round {int(scored[1]) + 1}: ", verdict.stdout, re.M)

@@ -30,6 +30,14 @@ def count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
+def result_after_departure(game: Game) -> str:
+    """Why a game that a player left (not proven to cheat) still has a result (RULES.md)."""
+    if game.is_over:
+        return "the result of the audited rounds stands"
+    scored = count(len(game.round_scores), "round")
+    return f"fewer than 2 players are left, so the game ends with the {scored} scored"
+
+
 def seat_name(names: Sequence[str], seat: int) -> str:
     """The name of `seat` (`seat N` when `names` does not have it)."""
     return names[seat] if 0 <= seat < len(names) else f"seat {seat}"

@@ -11,9 +11,19 @@ from collections import deque
 from dataclasses import replace
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.game.round import Game
+from cfnet.game.rules import MIN_PLAYERS
 from cfnet.protocol.chain import Chain
 from cfnet.protocol.claims import PREMATURE, Judged, claim_problem
-from cfnet.protocol.events import Aborted, Appended, Event, FaultFound, GameOver, Superseded
+from cfnet.protocol.events import (
+    Aborted,
+    Appended,
+    Event,
+    FaultFound,
+    GameOver,
+    RoundScored,
+    Superseded,
+)
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.rounds import Rounds
@@ -75,6 +85,7 @@ class Referee:
         self._held: Entry | None = None
         self.returning = False  # restarted, nothing posted since: see Table.returned
         self.resigning = False  # the local player leaves at its next turn: see Table.resign
+        self._audits: list[int] = []  # the seq of the entry that completed each round's audit
         self._step_started = now
         self._events: deque[Event] = deque()
         self._append(entry, now, 0)
@@ -90,8 +101,9 @@ class Referee:
 
     @property
     def over(self) -> bool:
-        """Every round was played and audited, and certified by every seat or the last
-        certificates withheld past the deadline (an abort may still replace the end)."""
+        """The game is over with a result: every round certified by every seat, or ended early
+        by a departure that leaves the result standing (`_ended`; an abort may still replace
+        the end)."""
         return self.rounds.over
 
     @property
@@ -229,7 +241,10 @@ class Referee:
                 raise blame(
                     seat, f"posted {entry.kind} where {'/'.join(sorted(kinds))} was due", entry.seq
                 )
-            events += self.rounds.apply(entry, self._private_fault)
+            applied = self.rounds.apply(entry, self._private_fault)
+            if any(isinstance(event, RoundScored) for event in applied):
+                self._audits.append(entry.seq)
+            events += applied
         except BodyError as error:
             events += self._found(blame(seat, error.reason, entry.seq).fault, now)
         except Blame as error:
@@ -277,24 +292,30 @@ class Referee:
         if entry.seq < len(self.entries):
             self.chain.cut(entry.seq)
             superseded.append(Superseded(entry.seq))
-            self.rounds.over = False  # the final certificate, if it was there, is gone
         self._append(entry, now, due)
         events: list[Event] = [*superseded, Appended(entry)]
-        return events + self._ended(claim, entry.seat, withheld=not superseded)
+        return events + self._ended(claim, entry.seat, entry.seq)
 
     def _resigned(self, entry: Entry) -> list[Event]:
         """The due seat's signed resignation (already appended): it leaves, blamed for nothing."""
-        return self._ended(Fault(entry.seat, RESIGN, "resigned", entry.seq), entry.seat)
+        return self._ended(Fault(entry.seat, RESIGN, "resigned", entry.seq), entry.seat, entry.seq)
 
-    def _ended(self, claim: Fault, by: int, withheld: bool = True) -> list[Event]:
-        """The game ends with `by`'s abort (or resignation). A seat that stalled or left at the
-        last round's certificates (`withheld`: nothing was superseded) does not take the result
-        away: the audited rounds decide the game."""
+    def _ended(self, claim: Fault, by: int, seq: int) -> list[Event]:
+        """The game ends with `by`'s abort (or resignation) at `seq`. A seat that stalled or
+        left, not proven to cheat, does not take the result away when every round was scored
+        before `seq` (only certificates were due), nor when it leaves fewer than MIN_PLAYERS
+        seats after at least one round was scored: the game is then over with the rounds scored
+        before `seq` (RULES.md)."""
         self.aborted, self.aborted_by = claim, by
+        self.rounds.over = False
         events: list[Event] = [Aborted(claim, by)]
-        if withheld and claim.code in (TIMEOUT, RESIGN) and self.rounds.scored_to_the_end():
-            self.rounds.over = True
-            events.append(GameOver(self.rounds.game.totals, self.rounds.game.winners()))
+        if claim.code not in (TIMEOUT, RESIGN):
+            return events
+        scored = sum(1 for audit in self._audits if audit < seq)
+        if scored == self.options.rounds or (scored and self.players - 1 < MIN_PLAYERS):
+            game = Game(self.players, self.options, self.rounds.game.round_scores[:scored])
+            self.rounds.game, self.rounds.over = game, True
+            events.append(GameOver(game.totals, game.winners()))
         return events
 
     def _bad_abort(self, entry: Entry, now: float, due: int, why: str) -> list[Event]:

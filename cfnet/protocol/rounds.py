@@ -114,10 +114,6 @@ class Rounds:
             events += self._complete(private)
         return events
 
-    def scored_to_the_end(self) -> bool:
-        """Every round is played, revealed and audited; only certificates are awaited."""
-        return self.schedule.step is Step.CERTIFY and self.game.is_over
-
     def _complete(self, private: Private) -> list[Event]:
         """Every seat posted the current step: run what ends it and enter the next."""
         if self.schedule.step is Step.REVEAL:

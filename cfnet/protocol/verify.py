@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
+from cfnet.game.text import result_after_departure
 from cfnet.protocol.events import Aborted, FaultFound, GameOver, RoundScored, drain
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.table import OFFLINE, Table
@@ -46,7 +47,7 @@ class Verdict:
     due: int | None = None
     due_kinds: tuple[str, ...] = ()
     after: str = ""
-    note: str = ""  # a withheld certificate, in a game that is valid and finished
+    note: str = ""  # a departure that left the result standing, in a valid finished game
 
     @property
     def valid(self) -> bool:
@@ -148,10 +149,10 @@ class Judge:
             self._proven(claim.seat, self.table.entries[-1].seq, self._fault_line(claim))
 
     def _result_stands(self) -> None:
-        """A timeout claim or a resignation at the last certificates: the audited rounds decide
-        the game, and the departure is only a note."""
+        """A departure (a timeout claim, a resignation) that leaves the result standing: the
+        scored rounds decide the game, and the departure is only a note."""
         verdict = self.verdict
-        verdict.note = f"{verdict.problem}: the result of the audited rounds stands"
+        verdict.note = f"{verdict.problem}: {result_after_departure(self.table.game)}"
         verdict.problem = ""
 
     def _who(self, seat: int) -> str:

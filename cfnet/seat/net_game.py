@@ -26,6 +26,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import Player
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView
+from cfnet.game.text import result_after_departure
 from cfnet.net.faults import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.net.watch import Watchers
@@ -320,8 +321,9 @@ class NetGame:
                     text += f" ({fault.code}); abort signed by {self._who(event.by)}"
                 self.result = GameAborted(text)
             elif isinstance(event, GameOver):
-                if isinstance(self.result, GameAborted):  # a certificate withheld at the end
-                    self._emit(Notice(f"{self.result.reason}: the audited rounds decide the game"))
+                if isinstance(self.result, GameAborted):  # a departure; the result stands
+                    why = result_after_departure(self.table.game)
+                    self._emit(Notice(f"{self.result.reason}: {why}"))
                 self.result = event
 
     def _emit(self, event: SessionEvent) -> None:

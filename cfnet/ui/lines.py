@@ -68,10 +68,11 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
         return [f"game aborted: {event.reason}", saved]
     if isinstance(event, GameOver):
         winners = " and ".join(who(s) for s in event.winners)
+        game_kind = "a complete" if game.table.game.is_over else "an early-ended"
         return [
             f"game over: totals {list(event.totals)}; winner: {winners}",
             saved,
-            "verified: the log is a complete, valid game (every signature, shuffle, key, "
+            f"verified: the log is {game_kind}, valid game (every signature, shuffle, key, "
             "move and round audit checked as it came)",
         ]
     return []

@@ -31,7 +31,9 @@ def scored_lines(scored: RoundScored, names: Sequence[str], table: Table) -> lis
 def verdict_line(verdict: Verdict) -> str:
     """`cfnet verify`'s verdict in one line."""
     if verdict.ok:
-        return "valid: a complete game; every signature, shuffle, key and move checked"
+        assert verdict.table is not None
+        game = "a complete game" if verdict.table.game.is_over else "a game ended early (note)"
+        return f"valid: {game}; every signature, shuffle, key and move checked"
     if verdict.blamed is not None:
         return f"INVALID: {verdict.problem}"
     return ("unfinished: " if not verdict.finished else "") + verdict.problem

@@ -1,9 +1,11 @@
 """A player who leaves says so: a signed `resign` entry in its turn ends the game at once for
 every seat (nobody waits out its deadline), blames nobody, and `verify` shows the departure.
-And what a resignation cannot be used for: posting out of turn, hiding a fault, framing."""
+What a resignation cannot be used for: posting out of turn, hiding a fault, framing. And when a
+departure leaves fewer than 2 players, the game is over with the rounds scored (RULES.md)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -187,3 +189,73 @@ def test_replay_shows_the_resignation_and_keeps_unrevealed_draws_secret(
 def _moves(network: Network) -> tuple[Any, ...]:
     public = network.tables[0].public
     return () if public is None else tuple(public.moves)
+
+
+def _two_seats(rounds: int = 3) -> Network:
+    return start_tables(2, 31, RuleOptions(rounds=rounds), timeout=60)
+
+
+def _in_round(network: Network, number: int) -> None:
+    """Play until round `number`'s turns have begun."""
+    network.run(
+        until=lambda: network.tables[0].game.round_number == number and bool(_moves(network))
+    )
+
+
+def test_two_seats_one_resigns_and_the_game_is_over_with_the_rounds_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    network = _two_seats()
+    _in_round(network, 2)
+    first = network.tables[0].game.round_scores[0]
+    network.tables[1].resign()
+    network.run()
+    for table, events in zip(network.tables, network.events, strict=True):
+        assert table.over and table.finished and table.aborted is not None
+        assert table.game.round_scores == [first]
+        (over,) = [e for e in events if isinstance(e, GameOver)]
+        assert over.totals == first and over.winners == table.game.winners()
+    path = tmp_path / "two.cfnlog"
+    write_log(path, network.tables[0].entries)
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "valid: a game ended early (note)" in out
+    assert re.search(
+        r"note: seat 1 \(bot1\) resigned at entry \d+: fewer than 2 players are left, so the"
+        r" game ends with the 1 round scored",
+        out,
+    ), out
+    assert main(["verify", "--json", str(path)]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert (verdict["finished"], verdict["totals"]) == (True, list(first))
+    assert [r["round"] for r in verdict["rounds"]] == [1]
+
+
+def test_two_seats_one_stalls_and_the_others_claim_ends_the_game_with_the_rounds_scored() -> None:
+    network = _two_seats()
+    _in_round(network, 2)
+    network.tampers = {1: lambda entry: []}  # seat 1's entries reach nobody from now on
+    network.run()
+    table = network.tables[0]
+    assert table.aborted is not None and table.aborted.code == "timeout" and table.over
+    verdict = verify_entries(table.entries)
+    assert verdict.ok and "claims seat 1 (bot1)" in verdict.note and len(verdict.rounds) == 1
+
+
+def test_two_seats_with_no_round_scored_a_departure_leaves_no_result() -> None:
+    network = _two_seats()
+    _in_round(network, 1)
+    network.tables[0].resign()
+    network.run()
+    assert all(t.finished and not t.over for t in network.tables)
+    assert not verify_entries(network.tables[0].entries).finished
+
+
+def test_three_seats_one_resigns_and_the_game_stops_without_a_result() -> None:
+    """Re-dealing among the seats left is not built yet: with 3 or more seats a departure ends
+    the game unfinished, whatever was scored."""
+    network = _table(rounds=3)
+    network.run(until=lambda: network.tables[0].game.round_number == 2 and bool(_moves(network)))
+    network.tables[2].resign()
+    network.run()
+    assert all(t.finished and not t.over for t in network.tables)
