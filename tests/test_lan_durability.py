@@ -1,7 +1,8 @@
 """Durability at the end of a LAN game, on 127.0.0.1: an abort that supersedes entries is stored
 before it is sent; resync brings a peer holding a longer or different chain to the same abort;
 nothing is echoed after the end but the final chain; a seat killed between the lobby's `start`
-and `go` resumes (as the computer player it was) and the game goes on."""
+and `go` resumes (as the computer player it was) and the game goes on, whatever its key and
+even if its `ready` was lost: it knows where the host listens from `start`."""
 
 from __future__ import annotations
 
