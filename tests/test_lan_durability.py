@@ -1,7 +1,8 @@
 """Durability at the end of a LAN game, on 127.0.0.1: an abort that supersedes entries is stored
 before it is sent; resync brings a peer holding a longer or different chain to the same abort;
 nothing is echoed after the end but the final chain; a seat killed between the lobby's `start`
-and `go` resumes (as the computer player it was) and the game goes on."""
+and `go` resumes (as the computer player it was) and the game goes on, whatever its key and
+even if its `ready` was lost: it knows where the host listens from `start`."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from pathlib import Path
 
 import pytest
 from cheaters import resign
-from lan_helpers import LOOPBACK, Peer
+from lan_helpers import LOOPBACK, Peer, cfnet_verify
 
-from cfnet.disk.store import TableMeta, TableStore, load_identity, prepare_home
+from cfnet.disk.store import TableMeta, TableStore, list_tables, load_identity, prepare_home
 from cfnet.game.bots import GreedyBot
 from cfnet.game.rules import RuleOptions
 from cfnet.net.joining import join_table
@@ -57,7 +58,7 @@ class Seat:
         self.table_class = table_class
         self.store_class = store_class
 
-    async def prepare(self, genesis: bytes, seat: int) -> int:
+    async def prepare(self, genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
         table = self.table_class(genesis, LocalSeat(self.identity, seat), time.monotonic())
         meta = TableMeta(
             table.table_id, table.name, seat, table.players, table.options, strategy="greedy"
@@ -66,7 +67,7 @@ class Seat:
         store.append(table.entries[0])
         self.game = NetGame(self.identity, table, store, player=GreedyBot())
         port = await self.game.listen(LOOPBACK)
-        store.save_meta(replace(meta, addresses={seat: (LOOPBACK, port)}))
+        store.save_meta(replace(meta, addresses={**known, seat: (LOOPBACK, port)}))
         return port
 
     def seated(self, addresses: dict[int, tuple[str, int]]) -> NetGame:
@@ -75,14 +76,6 @@ class Seat:
         game.store.save_meta(replace(game.store.meta, addresses=addresses))
         game.set_addresses(addresses)
         return game
-
-
-def smaller_identity(than: bytes) -> Identity:
-    """A new identity whose key sorts before `than` (so its mesh peer dials `than`)."""
-    while True:
-        identity = Identity.generate()
-        if identity.public < than:
-            return identity
 
 
 async def open_lobby(host: Seat, seats: int, timeout: int = TIMEOUT) -> tuple[HostLobby, int]:
@@ -331,24 +324,72 @@ def test_resync_gives_a_peer_with_a_longer_chain_the_earlier_abort() -> None:
 # ---------------------------------------------------------------------- killed before `go`
 
 
-async def _killed_before_go(tmp: Path, bot: Peer) -> tuple[list[int], Peer]:
-    bot_key = load_identity(prepare_home(bot.home)).public
+def bot_home(home: Path, low: bool) -> bytes:
+    """Make `home` a state directory whose identity key starts with a byte below 0x80 (`low`)
+    or not (so keys on either side of it are quick to find); that key."""
+    while True:
+        key = load_identity(prepare_home(home)).public
+        if (key[0] < 0x80) == low:
+            return key
+        shutil.rmtree(home)
+
+
+def identity_beside(key: bytes, smaller: bool) -> Identity:
+    """A new identity whose key sorts before `key` (`smaller`: it dials `key` in the mesh)
+    or after it (`key` dials it)."""
+    while True:
+        identity = Identity.generate()
+        if (identity.public < key) == smaller:
+            return identity
+
+
+async def until(condition: Callable[[], bool], what: str, deadline: float = 60.0) -> None:
+    """Poll `condition()` every 20 ms until it holds; AssertionError after `deadline` s."""
+    try:
+        async with asyncio.timeout(deadline):
+            while not condition():
+                await asyncio.sleep(0.02)
+    except TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+def stored_addresses(home: Path) -> dict[int, tuple[str, int]]:
+    """The mesh addresses the table metadata in `home` holds (none before the genesis)."""
+    tables = list_tables(home)
+    return tables[0].addresses if tables else {}
+
+
+def one_valid_log(tmp: Path, seats: int) -> None:
+    """Every seat's log file is the same, and `cfnet verify` finds the game complete."""
+    paths = list(tmp.glob("*/tables/*/table.cflog"))
+    assert len(paths) == seats and len({path.read_bytes() for path in paths}) == 1
+    verdict = cfnet_verify(paths[0])
+    assert verdict.returncode == 0, verdict.stdout + verdict.stderr
+
+
+async def _killed_before_go(
+    tmp: Path, bot: Peer, smallest: bool
+) -> tuple[list[int], dict[int, tuple[str, int]], dict[int, tuple[str, int]]]:
+    """Seat 1 is a `cfnet bot` process whose key is the `smallest` of the table (it dials
+    every other seat, nobody dials it) or the largest (every other seat dials it). It is killed
+    once the host has its `ready`, before `go`, then resumed. The exit codes, the addresses it
+    had stored when it died, and those `go` gave."""
+    key = bot_home(bot.home, low=smallest)
     host, other = Seat(tmp / "h0"), Seat(tmp / "h2")
-    for seat in (host, other):  # both dial the killed seat when it is back
-        seat.identity = smaller_identity(bot_key)
+    for seat in (host, other):
+        seat.identity = identity_beside(key, smaller=not smallest)
     lobby, port = await open_lobby(host, 3, timeout=30)
     bot.start(["bot", "--connect", f"{LOOPBACK}:{port}", "--interface", LOOPBACK])
-    while not lobby._joiners:
-        await asyncio.sleep(0.02)
+    await until(lambda: bool(lobby._joiners), "the bot to sit")
 
-    async def prepare_after_the_kill(genesis: bytes, seat: int) -> int:
-        async with asyncio.timeout(30):
-            while not lobby._joiners[0].ready.done():  # the bot said where it listens...
-                await asyncio.sleep(0.01)
+    async def prepare_after_the_kill(
+        genesis: bytes, seat: int, known: dict[int, tuple[str, int]]
+    ) -> int:
+        await until(lambda: lobby._joiners[0].ready.done(), "the bot's `ready`")
         assert bot.process is not None
         bot.process.send_signal(signal.SIGKILL)  # ...and dies before `go`
         bot.process.wait()
-        return await other.prepare(genesis, seat)
+        return await other.prepare(genesis, seat, known)
 
     join = asyncio.create_task(
         join_table(other.identity, "p2", LOOPBACK, port, prepare_after_the_kill, say=quiet)
@@ -356,20 +397,113 @@ async def _killed_before_go(tmp: Path, bot: Peer) -> tuple[list[int], Peer]:
     seating = await lobby.seat_all(host.prepare)
     await lobby.close()
     await join
+    died = stored_addresses(bot.home)
     games = [seat.seated(seating.addresses) for seat in (host, other)]
     bot.start(["resume", "--interface", LOOPBACK])  # no --strategy: it was a computer seat
-    async with asyncio.timeout(60):
+    async with asyncio.timeout(120):
         codes = await asyncio.gather(*(game.run() for game in games))
-    return [*codes, await asyncio.to_thread(bot.wait, 30)], bot
+    return [*codes, await asyncio.to_thread(bot.wait, 60)], died, seating.addresses
 
 
-def test_a_joiner_killed_between_start_and_go_resumes_as_a_computer(tmp_path: Path) -> None:
-    bot = Peer(tmp_path / "bot", [])
+@pytest.mark.parametrize("smallest", [False, True], ids=["others-dial-it", "it-dials-the-host"])
+def test_a_joiner_killed_between_start_and_go_resumes_as_a_computer(
+    tmp_path: Path, smallest: bool
+) -> None:
+    bot = Peer(tmp_path / "bot", ["bot"])
     try:
-        codes, _ = asyncio.run(_killed_before_go(tmp_path, bot))
+        codes, died, addresses = asyncio.run(_killed_before_go(tmp_path, bot, smallest))
     finally:
         bot.kill()
     assert codes == [0, 0, 0], bot.output()
-    logs = {path.read_bytes() for path in tmp_path.glob("*/tables/*/table.cflog")}
-    assert len(logs) == 1
+    # Before its `ready` it stored where it listens and where the host's mesh listens (`start`).
+    assert died == {0: addresses[0], 1: addresses[1]}
+    one_valid_log(tmp_path, 3)
+    assert "resuming table 'durability' as seat 1" in bot.output()
+
+
+class Relay:
+    """A TCP relay on 127.0.0.1 to the port `to`; once `mute`, what its callers send is
+    dropped (it never arrives), while what the far end sends still goes through."""
+
+    def __init__(self, to: int) -> None:
+        self.to = to
+        self.mute = False
+        self.server: asyncio.Server | None = None
+
+    async def open(self) -> int:
+        """Listen; the relay's port."""
+        self.server = await asyncio.start_server(self._relay, LOOPBACK, 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        far_reader, far_writer = await asyncio.open_connection(LOOPBACK, self.to)
+        await asyncio.gather(
+            self._pump(reader, far_writer, caller=True), self._pump(far_reader, writer)
+        )
+
+    async def _pump(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, caller: bool = False
+    ) -> None:
+        try:
+            while data := await reader.read(65536):
+                if not (caller and self.mute):
+                    writer.write(data)
+                    await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+
+
+async def _ready_lost(tmp: Path, bot: Peer) -> tuple[list[int], dict[int, tuple[str, int]]]:
+    """Seat 1 is a `cfnet bot` process whose key is the largest of the table (every other
+    seat would dial it); it reaches the host's lobby through a relay that loses what it sends
+    from the `start` on, so its `ready` never arrives, and it is killed once it stored the
+    genesis: `go` leaves it out. Then it resumes. The exit codes and the addresses of `go`."""
+    key = bot_home(bot.home, low=False)
+    host, other = Seat(tmp / "h0"), Seat(tmp / "h2")
+    for seat in (host, other):
+        seat.identity = identity_beside(key, smaller=True)
+    lobby, port = await open_lobby(host, 3, timeout=30)
+    relay = Relay(port)
+    via = await relay.open()
+    bot.start(["bot", "--connect", f"{LOOPBACK}:{via}", "--interface", LOOPBACK])
+    await until(lambda: bool(lobby._joiners), "the bot to sit")
+
+    async def host_prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
+        relay.mute = True  # from the `start` on, nothing the bot sends reaches the host
+        return await host.prepare(genesis, seat, known)
+
+    join = asyncio.create_task(
+        join_table(other.identity, "p2", LOOPBACK, port, other.prepare, say=quiet)
+    )
+    seating = asyncio.create_task(lobby.seat_all(host_prepare))
+    await until(lambda: 0 in stored_addresses(bot.home), "the bot to store the host's address")
+    assert bot.process is not None
+    bot.process.send_signal(signal.SIGKILL)  # its `ready` lost on the way
+    bot.process.wait()
+    addresses = (await seating).addresses
+    relay.close()
+    await lobby.close()
+    await join
+    games = [seat.seated(addresses) for seat in (host, other)]
+    bot.start(["resume", "--interface", LOOPBACK])
+    async with asyncio.timeout(120):
+        codes = await asyncio.gather(*(game.run() for game in games))
+    return [*codes, await asyncio.to_thread(bot.wait, 60)], addresses
+
+
+def test_a_joiner_whose_ready_never_reached_the_host_resumes_and_dials_it(tmp_path: Path) -> None:
+    bot = Peer(tmp_path / "bot", ["bot"])
+    try:
+        codes, addresses = asyncio.run(_ready_lost(tmp_path, bot))
+    finally:
+        bot.kill()
+    assert sorted(addresses) == [0, 2]  # nobody learnt where seat 1 listens
+    assert codes == [0, 0, 0], bot.output()
+    one_valid_log(tmp_path, 3)
     assert "resuming table 'durability' as seat 1" in bot.output()

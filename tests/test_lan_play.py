@@ -228,7 +228,7 @@ def test_hosting_from_the_browser_the_lobby_and_a_round(tmp_path: Path) -> None:
         # someone sits down, and leaves again
         guest = Identity.generate()
 
-        async def prepare(genesis: bytes, seat: int) -> int:
+        async def prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
             raise AssertionError("the guest leaves before the start")
 
         sitting = asyncio.create_task(

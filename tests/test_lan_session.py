@@ -43,7 +43,7 @@ async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEven
         bot.start(["bot", "--connect", f"{LOOPBACK}:{port}", "--interface", LOOPBACK])
     games: list[NetGame] = []
 
-    async def prepare(genesis: bytes, seat: int) -> int:
+    async def prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
         table = Table(genesis, LocalSeat(identity, seat), time.monotonic())
         store = TableStore.create(
             home, TableMeta(table.table_id, table.name, seat, table.players, table.options)

@@ -214,7 +214,7 @@ async def _a_person_joins_a_quick_table(advertised: bool) -> LobbyError:
     """A person's seat (min_timeout = the floor) tries a table whose timeout is 5 s, found by
     mDNS (the TXT `timeout`) or dialled directly (the lobby's `seats` message)."""
 
-    async def prepare(genesis: bytes, seat: int) -> int:
+    async def prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
         raise AssertionError("the person never takes a seat")
 
     async with Discovery(LOOPBACK) as hosting, Discovery(LOOPBACK) as looking:

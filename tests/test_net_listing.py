@@ -129,7 +129,7 @@ async def _seat_counts_seen() -> list[str]:
             )
             seen.append(f"{table.taken}/{table.seats}")
 
-        async def prepare(genesis: bytes, seat: int) -> int:
+        async def prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
             raise AssertionError("the guest leaves before the start")
 
         try:

@@ -23,7 +23,15 @@ from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.joining import join_table
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import HostLobby, LobbyError, LobbyEvent, Seating, SeatTaken, TableOpened
+from cfnet.net.lobby import (
+    HostLobby,
+    LobbyError,
+    LobbyEvent,
+    Prepare,
+    Seating,
+    SeatTaken,
+    TableOpened,
+)
 from cfnet.net.roster import Roster
 from cfnet.protocol.genesis import SeatInfo, make_genesis, parse_genesis
 from cfnet.record.identity import Identity
@@ -39,7 +47,7 @@ def quiet(text: str) -> None:
     """Says nothing (the lobby's `say`)."""
 
 
-async def prepare(genesis: bytes, seat: int) -> int:
+async def prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
     return 40000 + seat
 
 
@@ -51,6 +59,13 @@ def advertised(**changes: Any) -> TableInfo:
 # ---------------------------------------------------------------- the genesis a joiner accepts
 
 GOOD: dict[str, Any] = {"table": TABLE, "rules": RULES, "seats": [("host", HOST), ("guest", GUEST)]}
+
+
+def genesis_wire(**tamper: Any) -> bytes:
+    """The host's genesis for GOOD, with the `tamper`ed fields."""
+    genesis = GOOD | tamper
+    infos = [SeatInfo(name, key.public) for name, key in genesis["seats"]]
+    return make_genesis(HOST, genesis["table"], "Kitchen", genesis["rules"], infos, 60).wire
 
 
 @pytest.mark.parametrize(
@@ -68,47 +83,68 @@ GOOD: dict[str, Any] = {"table": TABLE, "rules": RULES, "seats": [("host", HOST)
 def test_the_joiner_checks_the_genesis_against_handshake_lobby_and_advertisement(
     tamper: dict[str, Any], advert: dict[str, Any], why: str | None
 ) -> None:
-    genesis = GOOD | tamper
-    infos = [SeatInfo(name, key.public) for name, key in genesis["seats"]]
-    wire = make_genesis(HOST, genesis["table"], "Kitchen", genesis["rules"], infos, 60).wire
-
-    async def scenario() -> tuple[Seating | LobbyError, LinkClosed | None]:
-        async with link_server() as (port, accepted):
-            joining = asyncio.create_task(
-                join_table(
-                    GUEST,
-                    "guest",
-                    LOOPBACK,
-                    port,
-                    prepare,
-                    advertised=advertised(**advert),
-                    say=quiet,
-                )
-            )
-            link = await accepted.get()
-            await link.handshake(Handshake(HOST, initiator=False, table_id=TABLE))
-            assert await link.receive() == {"t": "sit", "name": "guest"}
-            roster = [["host", HOST.public], ["guest", GUEST.public]]
-            await link.send({"t": "seats", "seats": roster, "of": 2, "rules": RULES.describe()})
-            await link.send({"t": "start", "genesis": wire})
-            try:
-                assert await link.receive() == {"t": "ready", "port": 40001}
-                await link.send(
-                    {"t": "go", "seats": [0, 1], "addresses": [["", 40000], [LOOPBACK, 40001]]}
-                )
-                return await joining, None
-            except LinkClosed as closed:
-                with pytest.raises(LobbyError) as refused:
-                    await joining
-                return refused.value, closed
-
-    outcome, closed = asyncio.run(scenario())
+    wire = genesis_wire(**tamper)
+    start = {"t": "start", "genesis": wire, "port": 40000}
+    outcome, closed = asyncio.run(fake_host_starts(start, prepare, advertised(**advert)))
     if why is None:
         assert isinstance(outcome, Seating) and outcome.seat == 1 and outcome.genesis == wire
     else:
         assert isinstance(outcome, LobbyError) and why in str(outcome), outcome
         assert str(outcome).startswith("refusing the host's table entry: ")
         assert closed is not None and why in closed.reason  # the host is told why
+
+
+async def fake_host_starts(
+    start: dict[str, Any], prepare: Prepare, advert: TableInfo | None = None
+) -> tuple[Seating | LobbyError, LinkClosed | None]:
+    """GUEST joins a host made of the bare parts, which seats it and sends `start`: the
+    seating it got, or how it refused (and the goodbye the host got)."""
+    async with link_server() as (port, accepted):
+        joining = asyncio.create_task(
+            join_table(GUEST, "guest", LOOPBACK, port, prepare, advertised=advert, say=quiet)
+        )
+        link = await accepted.get()
+        await link.handshake(Handshake(HOST, initiator=False, table_id=TABLE))
+        assert await link.receive() == {"t": "sit", "name": "guest"}
+        roster = [["host", HOST.public], ["guest", GUEST.public]]
+        await link.send({"t": "seats", "seats": roster, "of": 2, "rules": RULES.describe()})
+        await link.send(start)
+        try:
+            assert await link.receive() == {"t": "ready", "port": 40001}
+            await link.send(
+                {"t": "go", "seats": [0, 1], "addresses": [["", 40000], [LOOPBACK, 40001]]}
+            )
+            return await joining, None
+        except LinkClosed as closed:
+            with pytest.raises(LobbyError) as refused:
+                await joining
+            return refused.value, closed
+
+
+@pytest.mark.parametrize("port", [40000, None])
+def test_the_joiner_knows_where_the_hosts_mesh_listens_before_it_says_ready(
+    port: int | None,
+) -> None:
+    told: list[dict[int, tuple[str, int]]] = []
+
+    async def noting(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
+        told.append(known)
+        return 40000 + seat
+
+    start = {"t": "start", "genesis": genesis_wire()} | ({} if port is None else {"port": port})
+    outcome, _ = asyncio.run(fake_host_starts(start, noting))
+    assert isinstance(outcome, Seating)
+    # the address it dialled the lobby at, and the port `start` gave (none from an older host)
+    assert told == [{0: (LOOPBACK, 40000)} if port else {}]
+
+
+@pytest.mark.parametrize("port", [0, 65536, -1, "40000", True, None])
+def test_the_joiner_refuses_a_start_whose_port_is_not_a_port(port: object) -> None:
+    start = {"t": "start", "genesis": genesis_wire(), "port": port}
+    outcome, closed = asyncio.run(fake_host_starts(start, prepare))
+    why = f"malformed 'start' message: its port {port!r} is not a TCP port (an int 1..65535)"
+    assert isinstance(outcome, LobbyError) and str(outcome) == why
+    assert closed is not None and why in closed.reason  # the host is told why
 
 
 # ---------------------------------------------------------------- a host in this process

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 from chain_helpers import Chain, ChainError
-from net_helpers import LOOPBACK
+from net_helpers import LOOPBACK, link_server
 
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
@@ -231,3 +231,99 @@ async def _stranger_is_refused() -> LinkClosed:
 def test_a_stranger_cannot_join_the_mesh() -> None:
     closed = asyncio.run(_stranger_is_refused())
     assert "is not one we accept here" in closed.reason
+
+
+# ---------------------------------------------------------------- either side dials; one link kept
+
+
+def pair_of_peers() -> tuple[Peer, Peer]:
+    """Two seats, the one with the smaller key first (it is the pair's dialler)."""
+    identities = sorted((Identity.generate() for _ in range(2)), key=lambda i: i.public)
+    keys = [i.public for i in identities]
+    changed = asyncio.Condition()
+    small, large = (Peer(ident, seat, keys, 2, changed) for seat, ident in enumerate(identities))
+    return small, large
+
+
+async def _only_the_larger_knows() -> None:
+    small, large = pair_of_peers()
+    peers = [small, large]
+    await small.join(retry=(0.05, 0.2))
+    await large.join(retry=(0.05, 0.2))
+    assert large.mesh is not None
+    large.mesh.set_address(small.identity.public, LOOPBACK, small.port)  # small never learns
+    try:
+        await all_connected(peers)
+        play(peers, 20)
+        await until(peers, lambda: all(len(p.chain) == 20 for p in peers))
+        assert_same_logs(peers, 20)
+    finally:
+        await close_all(peers)
+
+
+def test_the_peer_with_the_larger_key_dials_when_only_it_knows_the_address() -> None:
+    asyncio.run(_only_the_larger_knows())
+
+
+async def _which_link_is_kept() -> dict[str, str]:
+    """The smaller-keyed peer runs a mesh; the test plays the larger one with bare links."""
+    small, large = pair_of_peers()
+    await small.join(retry=(0.05, 0.2))
+    mesh = small.mesh
+    assert mesh is not None
+    them = large.identity.public
+
+    def handshake(initiator: bool) -> Handshake:
+        return Handshake(
+            large.identity, initiator=initiator, table_id=TABLE, accept={small.keys[0]}
+        )
+
+    async def dial_back() -> Link:  # a link the larger key dials
+        link = await Link.connect(LOOPBACK, small.port)
+        await link.handshake(handshake(initiator=True))
+        return link
+
+    async def linked(link: Link) -> None:  # the mesh serves `link`: its first `sync` came
+        async with asyncio.timeout(TIMEOUT):
+            assert (await link.receive())["t"] == "sync"
+
+    async def closed(link: Link) -> str:
+        with pytest.raises(LinkClosed) as info:
+            async with asyncio.timeout(TIMEOUT):
+                while True:
+                    await link.receive()
+        return info.value.reason
+
+    reasons = {}
+    try:
+        async with link_server() as (port, accepted):
+            first = await dial_back()
+            await linked(first)
+            second = await dial_back()  # its dialler saw no link: the newer one is kept
+            await linked(second)
+            reasons["a second link dialled by the larger key"] = await closed(first)
+            mesh.set_address(them, LOOPBACK, port)  # no dialling while a link is up
+            await second.close("test: gone")
+            forward = await accepted.get()  # the mesh dials now: the handshake waits...
+            third = await dial_back()  # ...while the larger key dials too
+            await linked(third)
+            await forward.handshake(handshake(initiator=False))
+            await linked(forward)
+            reasons["the link the smaller key dialled"] = await closed(third)
+            fourth = await dial_back()
+            reasons["a later link dialled by the larger key"] = await closed(fourth)
+            assert mesh.connected == {them} and forward.closed is None
+            await forward.close("test over")
+    finally:
+        await mesh.close()
+    return reasons
+
+
+def test_of_two_links_of_a_pair_the_one_the_smaller_key_dialled_is_kept() -> None:
+    replaced = f"peer said goodbye: {'replaced by a new connection'!r}"
+    refused = "a link dialled by the peer with the smaller key is up already"
+    assert asyncio.run(_which_link_is_kept()) == {
+        "a second link dialled by the larger key": replaced,
+        "the link the smaller key dialled": replaced,
+        "a later link dialled by the larger key": f"peer said goodbye: {refused!r}",
+    }

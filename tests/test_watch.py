@@ -212,7 +212,7 @@ def test_the_lobby_shows_how_many_are_watching() -> None:
     rosters: list[object] = []
     watcher_said: list[str] = []
 
-    async def prepare(genesis: bytes, seat: int) -> int:
+    async def prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
         return 40000 + seat
 
     def quiet(_: object) -> None:

@@ -1,6 +1,7 @@
 """The joiner's side of the lobby (`net/lobby.py` is the host's): dial the table, authenticate
 (with the join code if it has one), ask for a seat, follow the roster, check the genesis the host
-signs, open the mesh listener, answer `ready` and take every seat's mesh address from `go`.
+signs (and where the host's mesh listens, which `start` says too), open the mesh listener,
+answer `ready` and take every seat's mesh address from `go`.
 """
 
 from __future__ import annotations
@@ -132,8 +133,10 @@ class _Sitting:
                 if self.on_event is not None and self.roster != last:
                     self.on_event(self.roster)
             elif kind == "start" and genesis is None and isinstance(message.get("genesis"), bytes):
+                known = _host_address(message, host)
                 genesis, seat = self.check_genesis(message["genesis"])
-                await self.link.send({"t": "ready", "port": await prepare(genesis, seat)})
+                port = await prepare(genesis, seat, known)
+                await self.link.send({"t": "ready", "port": port})
             elif kind == "go" and genesis is not None:
                 return genesis, seat, _addresses(message, host)
             elif kind != "seats":
@@ -178,6 +181,19 @@ class _Sitting:
             f"table {name!r} starts: you are seat {mine[0]} of {len(seats)} ({options.describe()})"
         )
         return entry.wire, mine[0]
+
+
+def _host_address(start: dict[str, Any], host: str) -> dict[int, Addr]:
+    """Seat 0's mesh address from `start` (its `port` at the `host` we dialled), if it gives
+    one (an older host does not); LobbyError for a port that is not an int 1..65535."""
+    if "port" not in start:
+        return {}
+    port = start["port"]
+    if not (type(port) is int and 0 < port <= 0xFFFF):
+        raise LobbyError(
+            f"malformed 'start' message: its port {port!r} is not a TCP port (an int 1..65535)"
+        )
+    return {0: (host, port)}
 
 
 def _addresses(message: dict[str, Any], host: str) -> dict[int, Addr]:

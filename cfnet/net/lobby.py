@@ -4,8 +4,9 @@ The host listens on TCP and advertises the table by mDNS. A joiner dials it, aut
 (handshake bound to the table, with the join code if the table has one) and asks for a seat
 (`sit`, with its player name). The host tells every seated joiner the roster (`seats`) each
 time it changes; a joiner leaves by closing its link. When every seat is taken the host signs
-the genesis and sends it (`start`); each joiner checks it, opens its mesh listener and answers
-with its port (`ready`); the host then sends every seat's mesh address (`go`) and the lobby
+the genesis and sends it with the port of its own mesh listener (`start`); each joiner checks
+it, notes where the host's mesh listens, opens its own mesh listener and answers with its port
+(`ready`); the host then sends every seat's mesh address (`go`) and the lobby
 closes. Seat 0 is the host; joiners sit in the order they arrived. Both sides ping a quiet
 link and drop one on which nothing came for a while; the host holds only so many lobby
 connections at once, and from one address (`Admission`), refuses an address that gave too many
@@ -58,11 +59,12 @@ TABLE_CODE_FAILURES = 10  # wrong join codes (and attempts under way) at the tab
 TABLE_LOCKOUT = (30.0, 600.0)  # ...then every joiner is refused 30 s, doubling, at most 600 s
 PERSON_MIN_TIMEOUT = 20  # a table where a person sits gives each seat at least this long
 
-Prepare = Callable[[bytes, int], Awaitable[int]]
-"""Called with (genesis wire, my seat) once the table is set; opens the mesh listener and
-returns its port."""
-
 Addr = tuple[str, int]
+
+Prepare = Callable[[bytes, int, dict[int, Addr]], Awaitable[int]]
+"""Called with (genesis wire, my seat, the other seats' mesh addresses known so far: a joiner
+knows the host's from `start`) once the table is set; opens the mesh listener and returns its
+port."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,11 +320,11 @@ class HostLobby:
         genesis = make_genesis(
             self.identity, self.table_id, self.name, self.options, infos, self.timeout
         ).wire
-        port = await prepare(genesis, 0)
+        port = await prepare(genesis, 0, {})
         for joiner in self._joiners:
             joiner.started = True
             with contextlib.suppress(LinkClosed):
-                await joiner.link.send({"t": "start", "genesis": genesis})
+                await joiner.link.send({"t": "start", "genesis": genesis, "port": port})
         if self._joiners:  # one deadline for all
             await asyncio.wait([j.ready for j in self._joiners], timeout=self.timeout)
         addresses = {0: (self._interface, port)}

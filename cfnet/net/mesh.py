@@ -1,21 +1,23 @@
 """A full mesh of authenticated links among a table's seated peers, carrying opaque entries.
 
 Every peer links to every other one: of each pair, the peer with the smaller key dials and
-keeps redialling (with backoff) while the link is down; the other accepts (at most a few
-unauthenticated connections at once, `Admission`). Our own entries are `post`ed to every link;
-a received entry that the table layer takes (appended, or held until its predecessors arrive)
-is echoed on to every other link (before what the table layer posts in answer to it);
-entries are deduplicated by hash. So a broken link does not
-stall delivery while some path remains. Each side says how many log entries it holds and the
-hash of the last (`sync`) when a link comes up and again whenever it sent nothing for a while
-(the keepalive), and `announce` does so at once; the other sends what follows if its chain
-holds that one there, else its own last entry (an abort that supersedes the peer's longer or
-different chain), so a peer that missed or refused an entry asks for it again. A `sync` answer
-is written lazily, a chunk at a time as the link drains; one at a time per link (a newer
-`sync` waits, replacing an older waiting one, and the link is not read meanwhile), and the
-other messages queued for a link are capped in bytes: a peer that does not read costs bounded
-memory. A link silent past the idle timeout is closed. `finish` says goodbye once every
-linked peer is done too.
+keeps redialling (with backoff) while the link is down; the other dials too once the link has
+been down for twice the longest redial delay (it may know an address the dialler lacks). A
+listener accepts any other seat (at most a few unauthenticated connections at once,
+`Admission`); of two links of a pair the one the smaller key dialled is kept, so two links
+never fight. Our own entries are `post`ed to every link; a received entry that the table layer
+takes (appended, or held until its predecessors arrive) is echoed on to every other link
+(before what the table layer posts in answer to it); entries are deduplicated by hash. So a
+broken link does not stall delivery while some path remains. Each side says how many log
+entries it holds and the hash of the last (`sync`) when a link comes up and again whenever it
+sent nothing for a while (the keepalive), and `announce` does so at once; the other sends what
+follows if its chain holds that one there, else its own last entry (an abort that supersedes
+the peer's longer or different chain), so a peer that missed or refused an entry asks for it
+again. A `sync` answer is written lazily, a chunk at a time as the link drains; one at a time
+per link (a newer `sync` waits, replacing an older waiting one, and the link is not read
+meanwhile), and the other messages queued for a link are capped in bytes: a peer that does not
+read costs bounded memory. A link silent past the idle timeout is closed. `finish` says
+goodbye once every linked peer is done too.
 """
 
 from __future__ import annotations
@@ -181,7 +183,9 @@ class Mesh:
         self._ping_interval = ping_interval
         self._idle_timeout = idle_timeout
         self._addresses: dict[bytes, tuple[str, int]] = {}
+        self._fallback = 2 * retry[1]  # the larger key dials after the link is down this long
         self._links: dict[bytes, tuple[Link, _Outbox]] = {}
+        self._reverse: set[Link] = set()  # live links that the larger key of their pair dialled
         self._down: dict[bytes, float] = {}  # when each unlinked peer's link went down
         self._created = time.monotonic()
         self._heads: dict[bytes, Head] = {}  # what each peer's last `sync` said
@@ -200,8 +204,7 @@ class Mesh:
         quiet_accept_exhaustion()
         self._server = await asyncio.start_server(self._accept, host, port)
         for key in self._peers:
-            if self._identity.public < key:
-                self._spawn(self._dial_forever(key))
+            self._spawn(self._dial_forever(key))
         return int(self._server.sockets[0].getsockname()[1])
 
     def set_address(self, key: bytes, host: str, port: int) -> None:
@@ -321,10 +324,20 @@ class Mesh:
             self._spawn(link.close(f"peer too slow: over {MAX_QUEUED_BYTES} bytes queued"))
 
     async def _dial_forever(self, key: bytes) -> None:
+        """Dial `key`'s peer whenever we know its address and have no link to it: at once if
+        our key is the smaller (we are the pair's dialler), else once the link has been down
+        `_fallback` s (the dialler may not know our address)."""
+        dialler = self._identity.public < key
         delay = self._retry[0]
         while not self._closing:
             async with self._changed:
-                await self._changed.wait_for(lambda: key in self._addresses)
+                await self._changed.wait_for(
+                    lambda: key in self._addresses and key not in self._links
+                )
+            down = self.down_since(key)
+            if not dialler and down is not None and time.monotonic() < down + self._fallback:
+                await asyncio.sleep(down + self._fallback - time.monotonic())
+                continue
             host, port = self._addresses[key]
             try:
                 link = await Link.connect(host, port)
@@ -335,7 +348,7 @@ class Mesh:
                 delay = min(delay * 2, self._retry[1])
                 continue
             delay = self._retry[0]
-            await self._serve(key, link)
+            await self._serve(key, link, dialled=True)
             await asyncio.sleep(delay)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -345,29 +358,37 @@ class Mesh:
         if refusal is not None:
             await link.close(refusal)
             return
-        callers = {key for key in self._peers if key < self._identity.public}
         with self._admission.hold(address):
             self._unauthenticated.add(link)
             try:
-                result = await link.handshake(self._handshake(initiator=False, accept=callers))
+                result = await link.handshake(self._handshake(initiator=False, accept=self._peers))
             except LinkClosed:
                 return
             finally:
                 self._unauthenticated.discard(link)
-        await self._serve(result.peer_key, link)
+        await self._serve(result.peer_key, link, dialled=False)
 
     def _handshake(self, *, initiator: bool, accept: Collection[bytes]) -> Handshake:
         return Handshake(
             self._identity, initiator=initiator, table_id=self._table_id, accept=accept
         )
 
-    async def _serve(self, key: bytes, link: Link) -> None:
-        """Run one authenticated link until it closes."""
-        if key in self._links:
-            await self._links[key][0].close("replaced by a new connection")
+    async def _serve(self, key: bytes, link: Link, *, dialled: bool) -> None:
+        """Run one authenticated link to `key` (`dialled`: by us) until it closes. It replaces
+        the pair's link that is up, unless that one the smaller key dialled and this one the
+        larger: then this one is closed at once (both ends keep the same link)."""
+        reverse = (key < self._identity.public) == dialled  # the larger key dialled it
+        old = self._links.get(key, (None,))[0]
+        if reverse and old is not None and old not in self._reverse:
+            await link.close("a link dialled by the peer with the smaller key is up already")
+            return
         outbox = _Outbox(self._store)
-        self._links[key] = (link, outbox)
+        self._links[key] = (link, outbox)  # before any await: no other link slips in between
+        if reverse:
+            self._reverse.add(link)
         self._down.pop(key, None)
+        if old is not None:
+            await old.close("replaced by a new connection")
         await self._notify()
         outbox.put(self._sync_frame())
         sender = asyncio.create_task(self._send_loop(link, outbox))
@@ -385,6 +406,7 @@ class Mesh:
         finally:
             sender.cancel()
             await asyncio.wait([sender])  # never swallows our own cancellation
+            self._reverse.discard(link)
             if self._links.get(key, (None,))[0] is link:
                 del self._links[key]
                 self._down[key] = time.monotonic()

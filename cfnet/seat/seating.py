@@ -16,7 +16,7 @@ from typing import Protocol
 from cfnet.disk.store import TableMeta, TableStore
 from cfnet.game.bots import Player, make_bot
 from cfnet.net.faults import chaos_from_env
-from cfnet.net.lobby import LobbyEvent, Seating, check_player
+from cfnet.net.lobby import Addr, LobbyEvent, Seating, check_player
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
@@ -143,7 +143,7 @@ class Seat:
         self.game: NetGame | None = None
         self.port = 0
 
-    async def prepare(self, genesis: bytes, seat: int) -> int:
+    async def prepare(self, genesis: bytes, seat: int, known: dict[int, Addr]) -> int:
         local = LocalSeat(self.identity, seat, self.entropy(seat))
         table = Table(genesis, local, time.monotonic())
         meta = TableMeta(
@@ -159,7 +159,8 @@ class Seat:
         self.game = make_game(self.peer, self.identity, table, store, self.front)
         self.port = await self.game.listen(self.bind, 0)
         # before `ready`: resumed before `go`, this seat listens where the others will dial it
-        store.save_meta(replace(meta, addresses={seat: (self.bind, self.port)}))
+        # and knows where the host listens (6.6: it dials the host, whoever's key is smaller)
+        store.save_meta(replace(meta, addresses={**known, seat: (self.bind, self.port)}))
         return self.port
 
     def seated(self, seating: Seating) -> NetGame:

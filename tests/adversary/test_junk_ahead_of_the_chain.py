@@ -58,8 +58,8 @@ class Starving(Mesh):
 class AttackerSeat(Seat):
     """The attacking seat: a computer player whose mesh is `Starving`."""
 
-    async def prepare(self, genesis: bytes, seat: int) -> int:
-        port = await super().prepare(genesis, seat)
+    async def prepare(self, genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
+        port = await super().prepare(genesis, seat, known)
         game = self.game
         assert game is not None
         await game.mesh.close()
