@@ -221,7 +221,8 @@ def test_human_seat_plays_in_the_game_screen_and_may_leave(tmp_path: Path) -> No
     finally:
         subprocess.run([*tmux, "kill-server"], check=False, env=env)
     assert "EXIT=1" in text, text
-    assert "the game stopped before its end; the computer players were stopped" in text
+    assert "you resigned: the game ended there for every seat" in text
+    assert re.search(r"seat 0 \(\S+\) resigned at entry \d+", text), text
     assert saved_log(text).exists()
     assert not any(alive(pid) for pid in child_pids(text))
 

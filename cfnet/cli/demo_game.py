@@ -46,7 +46,7 @@ from cfnet.record.logfile import LogFileError, read_log
 from cfnet.seat.children import BotConfig, Children
 from cfnet.seat.config import HostConfig, PeerConfig
 from cfnet.seat.host import Hosting
-from cfnet.seat.net_game import NetGame
+from cfnet.seat.net_game import NO_RESULT_EXIT, NetGame
 from cfnet.seat.process import drain
 from cfnet.seat.seating import urandom
 from cfnet.seat.session import GameAborted, SessionEvent
@@ -267,8 +267,9 @@ class Demo:
         game = self.game
         assert game is not None
         finished = game.table.finished
-        if finished:  # the computer players finish too
-            problem = self.children.wait(BOT_EXIT_WAIT)
+        if finished:  # the computer players finish too, with the same end
+            fine = frozenset({0} if game.table.over else {0, NO_RESULT_EXIT})
+            problem = self.children.wait(BOT_EXIT_WAIT, fine)
         else:  # they would wait for this seat until the table's timeout
             problem = None
             self.children.stop()
@@ -282,6 +283,8 @@ class Demo:
                 self.say(f"  {row}")
             who = " and ".join(names[s] for s in result.winners)
             self.say(f"winner: {who} with {count(result.totals[result.winners[0]], 'point')}")
+        elif isinstance(result, GameAborted) and game.resigned:
+            self.say("you resigned: the game ended there for every seat")
         elif isinstance(result, GameAborted):
             self.say(f"the game was aborted: {result.reason}")
         else:
@@ -292,6 +295,9 @@ class Demo:
         if verdict.ok:
             self.say(f"verified: the log is a complete, valid game ({len(entries)} entries)")
             self.say("  every signature, shuffle, key and move checked, as `cfnet verify` does")
+        elif verdict.valid and finished:
+            self.say(f"checked: a valid log, the game unfinished ({len(entries)} entries)")
+            self.say(f"  {verdict.problem}")
         elif finished:
             self.say(f"NOT verified ({len(entries)} entries): {verdict.problem}")
         else:
@@ -301,7 +307,7 @@ class Demo:
         self.say(f"check it yourself: {check}")
         if problem is not None:
             raise DemoError(problem)
-        if not finished:
+        if not finished or game.resigned:
             return code or 1
         if not verdict.ok or not isinstance(result, GameOver):
             return 3
