@@ -259,3 +259,27 @@ def test_three_seats_one_resigns_and_the_game_stops_without_a_result() -> None:
     network.tables[2].resign()
     network.run()
     assert all(t.finished and not t.over for t in network.tables)
+
+
+def test_a_resignation_right_after_a_bad_entry_does_not_hide_it() -> None:
+    """Seat 1 posts a bad deal and at once its resignation: the fault is found first, so the
+    resignation is not taken, and every honest seat and `verify` name the bad entry."""
+
+    def bad_deal(c: Cheater, kind: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        return (kind, {**body, "keys": body["keys"][:-32]}) if kind == "deal" else None
+
+    def tamper(network: Network) -> Any:
+        def deliver(entry: Any) -> list[tuple[bytes, frozenset[int] | None]]:
+            if entry.kind != "deal":
+                return [(entry.wire, None)]
+            local = network.tables[1].local
+            assert local is not None
+            leave = local.sign(entry.table_id, entry.seq + 1, entry.hash, RESIGN, {})
+            return [(entry.wire, None), (leave.wire, None)]
+
+        return deliver
+
+    network, cheater = run(3, 11, cheat=1, rewrite=bad_deal, tamper=tamper)
+    assert cheater is not None
+    assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
+    assert all(e.kind != RESIGN for t in network.tables for e in t.entries if t.me != 1)
