@@ -283,3 +283,29 @@ def test_a_resignation_right_after_a_bad_entry_does_not_hide_it() -> None:
     assert cheater is not None
     assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
     assert all(e.kind != RESIGN for t in network.tables for e in t.entries if t.me != 1)
+
+
+def test_an_abort_that_supersedes_an_audit_gives_every_peer_the_same_result() -> None:
+    """2 seats, round 2: seat 1 posts its reveal only after seat 0's deadline for it, so by
+    both clocks it is late. Seat 0 times it out at that seq; seat 1 had already audited round
+    2 with its own reveal, and takes the claim, which drops that reveal. Both peers, and
+    `verify`, end with round 1 only: the rounds counted are those audited before the abort."""
+    network = _two_seats(rounds=3)
+    host, late = network.tables
+    network.run(
+        until=lambda: host.game.round_number == 2 and host.due() == (1, frozenset({"reveal"}))
+    )
+    after = network.now + 61  # the table's timeout is 60 s
+    (reveal,) = late.entries_to_send(after)
+    assert late.game.round_number == 3  # it audited round 2 with its own reveal
+    host.handle_timer(after)
+    (abort,) = host.entries_to_send(after)
+    assert abort.seq == reveal.seq and abort.body["code"] == "timeout"
+    late.receive(abort.wire, after)
+    host.receive(reveal.wire, after)  # too late: the game is over here
+    for table in network.tables:
+        assert table.over and table.entries[-1].wire == abort.wire
+        assert len(table.game.round_scores) == 1
+    verdict = verify_entries(host.entries)
+    assert verdict.ok and len(verdict.rounds) == 1
+    assert tuple(host.game.totals) == tuple(late.game.totals) == verdict.rounds[0].totals
