@@ -24,6 +24,7 @@ from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.joining import join_table
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, HostLobby
 from cfnet.net.roster import LobbyError
+from cfnet.protocol.testing import play_protocol_game
 from cfnet.record.identity import Identity
 
 HOST = Identity.from_seed(b"\x09" * 32)
@@ -120,13 +121,19 @@ def test_joining_an_unfinished_table_of_yours_points_to_resume(tmp_path: Path) -
 
 def test_resume_says_whether_a_table_is_finished_or_unknown(tmp_path: Path) -> None:
     home = prepare_home(tmp_path / "home")
+    played = play_protocol_game(2, 4, RuleOptions(rounds=1)).tables[1]
     for name, done in (("t1", True), ("t2", False)):
-        meta = TableMeta(os.urandom(16), name, 1, 2, RuleOptions(rounds=1), finished=done)
-        TableStore.create(home, meta).close()
+        table_id = played.table_id if done else os.urandom(16)
+        meta = TableMeta(table_id, name, 1, 2, RuleOptions(rounds=1), finished=done)
+        with TableStore.create(home, meta) as store:
+            for entry in played.entries if done else ():
+                store.append(entry)
     args = ("--strategy", "greedy", "--interface", LOOPBACK, "--home", str(home))
     finished = cfnet("resume", "--table", "t1", *args)
     assert finished.returncode == 1
-    assert "table 't1' is finished: nothing to resume (its log: " in finished.stderr
+    (winner,) = played.game.winners()
+    result = f"won by bot{winner}, {played.game.totals[winner]} points"
+    assert f"table 't1' is finished ({result}): nothing to resume (its log: " in finished.stderr
     assert "unfinished: t2 (" in finished.stderr
     unknown = cfnet("resume", "--table", "zzz", *args)
     assert unknown.returncode == 1

@@ -92,8 +92,8 @@ def shown(name: object) -> str:
     return "?"
 
 
-def _summary(meta: TableMeta, log: Path) -> SavedGame:
-    """Read `meta`'s log and sum it up."""
+def summarize(meta: TableMeta, log: Path) -> SavedGame:
+    """Read `meta`'s log and sum it up (without checking it: `cfnet verify` does that)."""
     players: tuple[str, ...] = ()
     certified: dict[int, set[int]] = {}
     totals: tuple[int, ...] = ()
@@ -130,7 +130,7 @@ def _summary(meta: TableMeta, log: Path) -> SavedGame:
 def saved_games(home: Path) -> list[SavedGame]:
     """Every game kept in `home`, newest (last changed) first."""
     games = [
-        _summary(meta, table_dir(home, meta.table_id) / LOG_FILE)
+        summarize(meta, table_dir(home, meta.table_id) / LOG_FILE)
         for meta in list_tables(home, include_finished=True)
     ]
     return sorted(games, key=lambda game: game.modified, reverse=True)

@@ -7,6 +7,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from cfnet.disk.saved_games import summarize
 from cfnet.disk.store import (
     LOG_FILE,
     StoreError,
@@ -70,8 +71,11 @@ def _pick_table(home: Path, wanted: str | None) -> TableMeta:
     finished = [m for m in every if matches(m)]
     if finished:
         log_path = table_dir(home, finished[0].table_id) / LOG_FILE
+        result = summarize(finished[0], log_path).result()
+        shown = "" if result == "unfinished" else f" ({result})"  # a log cut short
         raise LocalProtocolError(
-            f"table {wanted!r} is finished: nothing to resume (its log: {log_path}); {others}"
+            f"table {wanted!r} is finished{shown}: nothing to resume (its log: {log_path});"
+            f" {others}"
         )
     raise LocalProtocolError(f"no table {wanted!r} in {home}; {others}")
 
