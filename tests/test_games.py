@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cfnet.cli.main import main
+from cfnet.disk.saved_games import saved_games
 from cfnet.disk.store import LOG_FILE, TableMeta, TableStore, table_dir
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.testing import Network, play_protocol_game, start_tables
@@ -151,3 +152,23 @@ def test_a_game_a_player_resigned_is_listed_as_ended_by_them(
     assert main(["games", "--home", str(tmp_path)]) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines() if line[:4].isdigit()]
     assert row.endswith("ended: bot1 resigned")
+
+
+def test_a_two_seat_game_a_player_left_after_a_round_is_listed_with_its_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    network = start_tables(2, 9, RuleOptions(rounds=3))
+    network.run(until=lambda: network.tables[0].game.round_number == 2)
+    network.tables[1].resign()
+    network.run()
+    game = network.tables[0].game
+    assert network.tables[0].over and len(game.round_scores) == 1
+    save(tmp_path, "left", list(network.tables[0].entries), 3, 1_764_500_000.0)
+    (winner,) = game.winners()
+    points = game.totals[winner]
+    result = f"won by bot{winner}, {points} point{'s' * (points != 1)} (bot1 resigned)"
+    (saved,) = saved_games(tmp_path)
+    assert saved.finished and saved.result() == result
+    assert main(["games", "--home", str(tmp_path)]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line[:4].isdigit()]
+    assert f"1/3  {result}"[:30] in row  # the row fits 80 columns: the end may be cut

@@ -3,7 +3,8 @@ name or id a person types (`cfnet verify friday`, `cfnet replay 3fa2c1`).
 
 A game's summary is read from its own saved log without re-checking signatures (that is
 `cfnet verify`'s job): the players from the table entry, the rounds every seat certified, the
-totals they certified, and how the log ends."""
+totals they certified, and how the log ends. Only a log that ends with a departure (a timeout
+claim, a resignation) is judged as `verify` does, to know whether it left a result standing."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from pathlib import Path
 
 from cfnet.disk.store import LOG_FILE, TableMeta, list_tables, table_dir
 from cfnet.protocol.table import MAX_ABORT_ENTRY
+from cfnet.protocol.verify import verify_entries
 from cfnet.protocol.wire import ABORT, CERTIFY, MAX_NAME_CHARS, RESIGN, TABLE, TIMEOUT
 from cfnet.record.entry import Entry
-from cfnet.record.logfile import LogFileError, iter_log
+from cfnet.record.logfile import LogFileError, iter_log, read_log
 
 MIN_ID_PREFIX = 4
 """The shortest table id prefix (hex digits) that names a saved game."""
@@ -36,8 +38,9 @@ class SavedGame:
 
     `rounds` counts the rounds every seat certified, `totals` are the totals they certified
     last; `aborted` is (blamed seat, code) when the log ends with an abort, (seat, RESIGN) when
-    it ends with a resignation; `unreadable` says why the log could not be read to its end (''
-    if it could)."""
+    it ends with a resignation; `stands`: that departure left a result standing (protocol.md
+    4.6), and `rounds` and `totals` are then that result's; `unreadable` says why the log could
+    not be read to its end ('' if it could)."""
 
     meta: TableMeta
     log: Path
@@ -47,10 +50,11 @@ class SavedGame:
     totals: tuple[int, ...]
     aborted: tuple[int, str] | None
     unreadable: str = ""
+    stands: bool = False
 
     @property
     def finished(self) -> bool:
-        return self.aborted is None and self.rounds >= self.meta.rules.rounds
+        return self.stands or (self.aborted is None and self.rounds >= self.meta.rules.rounds)
 
     @property
     def date(self) -> str:
@@ -68,21 +72,26 @@ class SavedGame:
         """The outcome in a few words: the winner, the abort, or 'unfinished'."""
         if self.unreadable:
             return "log unreadable"
+        departure = ""
         if self.aborted is not None:
             seat, code = self.aborted
             if code == TIMEOUT:  # the poster's claim
-                return f"aborted: {self.name_of(seat)} timed out"
-            if code == RESIGN:
-                return f"ended: {self.name_of(seat)} resigned"
-            return f"aborted: {self.name_of(seat)} at fault ({code})"
+                departure = f"{self.name_of(seat)} timed out"
+            elif code == RESIGN:
+                departure = f"{self.name_of(seat)} resigned"
+            else:
+                return f"aborted: {self.name_of(seat)} at fault ({code})"
+            if not self.stands:
+                return f"{'ended' if code == RESIGN else 'aborted'}: {departure}"
         if not self.finished or not self.totals:
             return "unfinished"
         best = min(self.totals)
         winners = [self.name_of(s) for s, total in enumerate(self.totals) if total == best]
         points = "point" if best == 1 else "points"
+        left = f" ({departure})" if departure else ""
         if len(winners) == 1:
-            return f"won by {winners[0]}, {best} {points}"
-        return f"tie: {', '.join(winners)}, {best} {points}"
+            return f"won by {winners[0]}, {best} {points}{left}"
+        return f"tie: {', '.join(winners)}, {best} {points}{left}"
 
 
 def shown(name: object) -> str:
@@ -124,7 +133,15 @@ def summarize(meta: TableMeta, log: Path) -> SavedGame:
         blamed, code = last.body.get("blamed"), last.body.get("code")
         if type(blamed) is int and type(code) is str:
             aborted = (blamed, code)
-    return SavedGame(meta, log, modified, players, rounds, totals, aborted, unreadable)
+    stands = False
+    if aborted is not None and aborted[1] in (TIMEOUT, RESIGN) and not unreadable:
+        try:
+            verdict = verify_entries(read_log(log))
+        except (OSError, LogFileError):  # changed since it was read: keep the summary
+            verdict = None
+        if verdict is not None and verdict.finished and verdict.rounds:
+            stands, rounds, totals = True, len(verdict.rounds), verdict.rounds[-1].totals
+    return SavedGame(meta, log, modified, players, rounds, totals, aborted, unreadable, stands)
 
 
 def saved_games(home: Path) -> list[SavedGame]:
