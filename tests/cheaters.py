@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import FaultFound
+from cfnet.protocol.events import FaultFound, SeatLeft
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
 from cfnet.protocol.verify import verify_entries
+from cfnet.protocol.wire import TIMEOUT
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import Entry, sign_entry
 from cfnet.record.identity import Identity
@@ -103,6 +104,28 @@ def assert_caught(network: Network, cheat: int, code: str | None = None) -> int:
     else:
         assert verdict.blamed == cheat, verdict.problem
     return -1 if fault.seq is None else fault.seq
+
+
+def assert_timed_out(network: Network, stalled: int) -> SeatLeft:
+    """Every honest seat saw `stalled` timed out (a departure, blaming nobody) and went on
+    without it, blamed no honest seat, and holds the same log; `verify` on that log blames
+    nobody and reports the departure. Returns the departure."""
+    honest = [t for t in network.tables if t.me != stalled]
+    left: list[SeatLeft] = []
+    for table in honest:
+        assert table.me is not None
+        assert table.aborted is None and stalled not in table.rounds.seated
+        events = network.events[table.me]
+        left += [e for e in events if isinstance(e, SeatLeft)]
+        for event in events:
+            if isinstance(event, FaultFound):
+                assert event.fault.seat == stalled, f"seat {table.me} blamed {event.fault}"
+    assert {(e.fault.seat, e.fault.code) for e in left} == {(stalled, TIMEOUT)}
+    assert len({b"".join(e.wire for e in t.entries) for t in honest}) == 1
+    verdict = verify_entries(honest[0].entries)
+    assert verdict.valid and verdict.blamed is None, verdict.problem
+    assert f"claims seat {stalled} (bot{stalled})" in verdict.departures[0], verdict.departures
+    return left[0]
 
 
 def resign(identity: Identity, entry: Entry, **changes: Any) -> Entry:

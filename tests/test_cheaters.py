@@ -9,16 +9,14 @@ from typing import Any
 
 import nacl.bindings as sodium
 import pytest
-from cheaters import Cheater, assert_caught, bad_signature, resign, run
+from cheaters import Cheater, assert_caught, assert_timed_out, bad_signature, resign, run
 
-from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, Tamper
 from cfnet.protocol.wire import (
     BAD_ENTRY,
     BAD_PROOF,
     EQUIVOCATION,
     OUT_OF_TURN,
-    TIMEOUT,
     pack,
     unpack,
 )
@@ -234,10 +232,10 @@ def test_bad_signature() -> None:
         return [(bad_signature(entry), None)]
 
     network, _ = run(3, 15, 2, tamper=lambda n: _tamper_once(n, 2, "shuffle_a", forged))
-    assert_caught(network, 2, TIMEOUT)
+    left = assert_timed_out(network, 2)
     assert any("signature" in str(e) for _, e in network.errors)
     # anyone can forge a bad signature: the timeout does not say the seat sent it
-    assert "refused" not in network.tables[0].aborted.detail  # type: ignore[union-attr]
+    assert "refused" not in left.fault.detail
 
 
 def test_two_entries_for_the_same_place() -> None:
@@ -258,10 +256,10 @@ def test_seat_that_never_reveals() -> None:
         return drop
 
     network, _ = run(3, 17, 0, tamper=tamper)
-    assert_caught(network, 0, TIMEOUT)
-    assert network.tables[1].round is not None
-    assert network.tables[1].step is Step.REVEAL
-    assert network.now >= 60, "blamed only after the deadline"
+    left = assert_timed_out(network, 0)
+    assert left.fault.detail.startswith("did not post its reveal within")
+    assert left.redealt and left.seated == (1, 2)
+    assert network.now >= 60, "timed out only after the deadline"
 
 
 def test_entry_replayed_from_another_table() -> None:
@@ -269,7 +267,7 @@ def test_entry_replayed_from_another_table() -> None:
         return [(resign(identity, entry, table_id=bytes(16)).wire, None)]
 
     network, _ = run(3, 18, 1, tamper=lambda n: _tamper_once(n, 1, "shuffle_a", foreign))
-    assert_caught(network, 1, TIMEOUT)
+    assert_timed_out(network, 1)
     assert any("another table" in str(e) for _, e in network.errors)
 
 

@@ -1,7 +1,9 @@
-"""A player who leaves says so: a signed `resign` entry in its turn ends the game at once for
-every seat (nobody waits out its deadline), blames nobody, and `verify` shows the departure.
-What a resignation cannot be used for: posting out of turn, hiding a fault, framing. And when a
-departure leaves fewer than 2 players, the game is over with the rounds scored (RULES.md)."""
+"""A player who leaves says so: a signed `resign` entry in its turn; a seat that stalls is timed
+out. Either way nobody waits any longer, nobody is blamed, and the game goes on among the seats
+left: the round under way is dealt again without the leaver, who scores the highest score of
+each round it sits out (RULES.md), and `verify` shows the departure. What a departure cannot be
+used for: posting out of turn, hiding a fault, framing. With fewer than 2 players left the game
+is over with the rounds scored."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from cfnet.cli.main import main
 from cfnet.errors import LocalProtocolError
 from cfnet.game.moves import Draw
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Aborted, GameOver
+from cfnet.protocol.events import Aborted, GameOver, SeatLeft
 from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, start_tables
 from cfnet.protocol.verify import verify_entries
@@ -34,7 +36,7 @@ def _in_turns(network: Network) -> None:
     network.run(until=lambda: len(_moves(network)) >= 4)
 
 
-def test_a_seat_that_resigns_in_its_turn_ends_the_game_at_once(
+def test_a_seat_that_resigns_in_its_turn_leaves_and_the_round_is_dealt_again_without_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     network = _table()
@@ -42,32 +44,48 @@ def test_a_seat_that_resigns_in_its_turn_ends_the_game_at_once(
     seat = network.tables[0].due()
     assert seat is not None
     leaver = seat[0]
+    stay = [s for s in range(3) if s != leaver]
     before = network.now
     network.tables[leaver].resign()
     network.run()
-    assert network.now == before  # no deadline was waited for
+    assert network.now == before  # no deadline was waited for, in any round
+    seq = next(e.seq for e in network.tables[0].entries if e.kind == RESIGN)
     for table in network.tables:
-        assert table.aborted is not None and table.finished and not table.over
-        assert (table.aborted.code, table.aborted.seat, table.aborted_by) == (
-            RESIGN,
-            leaver,
-            leaver,
-        )
-        assert table.entries[-1].kind == RESIGN and table.entries[-1].seat == leaver
-    assert len({tuple(e.wire for e in t.entries) for t in network.tables}) == 1
+        assert table.aborted is None and table.fault is None
+        assert table.entries[seq].kind == RESIGN and table.entries[seq].seat == leaver
+        assert table.rounds.seated == tuple(stay)
+        assert table.departed == (table.me == leaver)
+    for table in (network.tables[s] for s in stay):
+        assert table.over and table.finished
+        assert len(table.game.round_scores) == 2  # round 1 dealt again, then round 2
+        for scores in table.game.round_scores:  # the leaver scores each round's highest
+            assert scores[leaver] == max(scores[s] for s in stay)
+    assert len({tuple(e.wire for e in network.tables[s].entries) for s in stay}) == 1
     assert not network.errors
     for seat_events in network.events:
-        assert [e for e in seat_events if isinstance(e, Aborted)][-1].fault.seat == leaver
-    verdict = verify_entries(network.tables[0].entries)
-    assert verdict.valid and verdict.blamed is None and not verdict.finished
+        (left,) = [e for e in seat_events if isinstance(e, SeatLeft)]
+        assert (left.fault.code, left.fault.seat, left.round_number, left.redealt) == (
+            RESIGN,
+            leaver,
+            1,
+            True,
+        )
+        assert not any(isinstance(e, Aborted) for e in seat_events)
+    entries = network.tables[stay[0]].entries
+    verdict = verify_entries(entries)
+    assert verdict.ok and verdict.blamed is None and verdict.finished
     path = tmp_path / "left.cfnlog"
-    write_log(path, network.tables[0].entries)
-    assert main(["verify", str(path)]) == 1  # the game did not finish
+    write_log(path, entries)
+    assert main(["verify", str(path)]) == 0
     out = capsys.readouterr().out
     name = network.tables[0].seats[leaver].name
-    seq = len(network.tables[0].entries) - 1
-    assert f"unfinished: seat {leaver} ({name}) resigned at entry {seq}" in out
-    assert "no seat is proven at fault" in out and "INVALID" not in out
+    among = ", ".join(f"seat {s} (bot{s})" for s in stay)
+    assert (
+        f"departure: entry {seq}: seat {leaver} ({name}) resigned: round 1 is dealt again"
+        f" among {among}"
+    ) in out
+    assert "valid: a complete game" in out and "* sat the round out" in out
+    assert "INVALID" not in out
 
 
 def test_a_seat_that_resigns_out_of_turn_posts_at_its_turn_and_not_before() -> None:
@@ -80,15 +98,18 @@ def test_a_seat_that_resigns_out_of_turn_posts_at_its_turn_and_not_before() -> N
     assert not network.tables[leaver].awaiting_local_move
     seen = len(network.tables[0].entries)
     network.run()
-    resigned = network.tables[0].entries[-1]
-    assert resigned.kind == RESIGN and resigned.seat == leaver
+    entries = network.tables[0].entries
+    resigned = next(e for e in entries if e.kind == RESIGN)
+    assert resigned.seat == leaver
     assert resigned.seq > seen  # the seat due went first
-    assert all(e.seat != leaver for e in network.tables[0].entries[seen:-1])
+    assert all(e.seat != leaver for e in entries[seen : resigned.seq])
+    assert all(e.seat != leaver for e in entries[resigned.seq + 1 :])
 
 
 def test_a_resignation_at_the_last_certificates_leaves_the_result_standing() -> None:
     network = _table(rounds=1)
     last = network.tables[2]
+    assert network.tables[0].options.rounds == 1
 
     def certifying() -> bool:
         table = network.tables[0]
@@ -182,7 +203,7 @@ def test_replay_shows_the_resignation_and_keeps_unrevealed_draws_secret(
     assert main(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     name = network.tables[0].seats[due[0]].name
-    assert f"seat {due[0]} ({name}) resigned: the game ends here" in out
+    assert f"seat {due[0]} ({name}) resigned: round 1 is dealt again among" in out
     assert re.search(r"^\d+\. seat \d \(bot\d\): draw \(never revealed\)$", out, re.M), out
 
 
@@ -251,14 +272,19 @@ def test_two_seats_with_no_round_scored_a_departure_leaves_no_result() -> None:
     assert not verify_entries(network.tables[0].entries).finished
 
 
-def test_three_seats_one_resigns_and_the_game_stops_without_a_result() -> None:
-    """Re-dealing among the seats left is not built yet: with 3 or more seats a departure ends
-    the game unfinished, whatever was scored."""
+def test_three_seats_one_resigns_in_round_2_and_the_two_left_play_every_round() -> None:
     network = _table(rounds=3)
     network.run(until=lambda: network.tables[0].game.round_number == 2 and bool(_moves(network)))
+    first = network.tables[0].game.round_scores[0]
     network.tables[2].resign()
     network.run()
-    assert all(t.finished and not t.over for t in network.tables)
+    for table in network.tables[:2]:
+        game = table.game
+        assert table.over and game.round_scores[0] == first  # the round played stands
+        assert game.round_seated == [(0, 1, 2), (0, 1), (0, 1)]
+        assert [s[2] for s in game.round_scores[1:]] == [max(s[:2]) for s in game.round_scores[1:]]
+    gone = network.tables[2]  # it still follows the chain, as an observer would
+    assert gone.departed and gone.game.round_scores == network.tables[0].game.round_scores
 
 
 def test_a_resignation_right_after_a_bad_entry_does_not_hide_it() -> None:
@@ -309,3 +335,42 @@ def test_an_abort_that_supersedes_an_audit_gives_every_peer_the_same_result() ->
     verdict = verify_entries(host.entries)
     assert verdict.ok and len(verdict.rounds) == 1
     assert tuple(host.game.totals) == tuple(late.game.totals) == verdict.rounds[0].totals
+
+
+def test_a_version_2_log_still_verifies(capsys: pytest.CaptureFixture[str]) -> None:
+    """Logs saved by the cfnet before re-deals (protocol version 2) are still proven."""
+    path = Path(__file__).parent / "vectors" / "game-2p-seed1-v2.cfnlog"
+    assert main(["verify", str(path)]) == 0
+    assert "valid: a complete game" in capsys.readouterr().out
+
+
+def test_in_a_version_2_table_a_departure_still_ends_the_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A table made by the cfnet before re-deals keeps its rules when resumed or verified."""
+    monkeypatch.setattr("cfnet.protocol.genesis.PROTOCOL_VERSION", 2)
+    network = _table()
+    assert network.tables[0].version == 2
+    _in_turns(network)
+    due = network.tables[0].due()
+    assert due is not None
+    network.tables[due[0]].resign()
+    network.run()
+    for table in network.tables:
+        assert table.aborted is not None and table.aborted.code == RESIGN
+        assert table.finished and not table.over and table.entries[-1].kind == RESIGN
+
+
+def test_a_table_of_an_unknown_version_is_named_so() -> None:
+    from cfnet.errors import PeerProtocolError
+    from cfnet.protocol.genesis import parse_genesis
+    from cfnet.record.entry import GENESIS_PREV, sign_entry
+
+    network = _table()
+    genesis = network.tables[0].entries[0]
+    local = network.tables[0].local
+    assert local is not None
+    body = {**genesis.body, "version": 4}
+    forged = sign_entry(local.identity, genesis.table_id, 0, GENESIS_PREV, 0, "table", body)
+    with pytest.raises(PeerProtocolError, match="protocol version 4; this cfnet knows"):
+        parse_genesis(forged.wire)

@@ -299,7 +299,9 @@ def test_one_point_is_singular_on_the_result_screen() -> None:
         hands = ((), (Tile.of(1, 0),), (Tile.of(1, 1),))
         scores = (0, 1, 2)
         screen.on_event(
-            RoundScored(1, 0, hands, (), hands, (), scores, scores, EndReason.WENT_OUT, 0)
+            RoundScored(
+                1, 0, hands, (), hands, (), scores, scores, EndReason.WENT_OUT, 0, (0, 1, 2)
+            )
         )
         screen.on_event(GameOver((3, 1, 2), (1,)))
         text = screen.text()

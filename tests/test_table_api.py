@@ -10,6 +10,7 @@ from cfnet.game.moves import PASS
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import double
 from cfnet.protocol.chain import MAX_PENDING_BYTES, PENDING_SLACK
+from cfnet.protocol.events import SeatLeft
 from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import MAX_ABORT_ENTRY, MAX_ORDINARY_ENTRY, Table
@@ -167,18 +168,22 @@ def test_real_entries_fit_the_size_limits() -> None:
 
 
 def test_a_partitioned_seat_and_the_others_blame_each_other() -> None:
-    """Seat 0 stops hearing seats 1 and 2 when seat 1 is due: seat 0 blames seat 1 after the
-    deadline; seat 2 got seat 1's entry in time, refuses that claim, and with seat 1 blames
-    seat 0, which is then the one that stalls. The two sides agree among themselves."""
+    """Seat 0 stops hearing seats 1 and 2 when seat 1 is due: seat 0 times seat 1 out after
+    the deadline; seat 2 got seat 1's entry in time, refuses that claim, and with seat 1 times
+    out seat 0, which is then the one that stalls. The two sides agree among themselves: seats
+    1 and 2 deal the round again without seat 0 and finish the game; seat 0, alone, cannot."""
     network = start_tables(3, 9, RuleOptions(rounds=1), timeout=30)
     network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
     network.cut = {(1, 0), (2, 0)}
     network.run()
     alone, *others = network.tables
-    assert alone.aborted is not None and alone.aborted.seat == 1
+    left = [e for e in network.events[0] if isinstance(e, SeatLeft)]
+    assert [(e.fault.seat, e.fault.code) for e in left] == [(1, TIMEOUT)]
+    assert alone.finished and not alone.over  # then seat 2 timed out: one seat is left
     for table in others:
-        assert table.aborted is not None and table.aborted.seat == 0
-        assert table.aborted.code == TIMEOUT
+        assert table.aborted is None and table.over and table.rounds.seated == (1, 2)
+        left = [e for e in network.events[table.me or 0] if isinstance(e, SeatLeft)]
+        assert [(e.fault.seat, e.fault.code) for e in left] == [(0, TIMEOUT)]
     assert others[0].entries == others[1].entries
     assert any("arrived here in time" in str(e) for _, e in network.errors)
 

@@ -44,7 +44,14 @@ def test_json_of_a_valid_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert verdict["valid"] is True and verdict["finished"] is True
     assert verdict["rounds"] == [
-        {"round": 1, "scores": [0, 4], "totals": [0, 4], "end": "went out", "went_out": 0}
+        {
+            "round": 1,
+            "scores": [0, 4],
+            "totals": [0, 4],
+            "end": "went out",
+            "went_out": 0,
+            "seated": [0, 1],
+        }
     ]
     assert verdict["totals"] == [0, 4] and verdict["winners"] == [0]
     assert verdict["blamed"] is None and verdict["players"] == ["bot0", "bot1"]
@@ -257,13 +264,24 @@ def test_a_certificate_withheld_at_the_end_leaves_the_result_standing(
     assert "the result of the audited rounds stands" in verdict["note"]
 
 
-def test_a_certificate_withheld_before_the_end_still_stops_the_game(
+def test_a_certificate_withheld_before_the_end_times_its_seat_out_and_the_game_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Seat 2 withholds its certify of round 1 of 2: it is timed out, round 1 stands as
+    audited, and round 2 is played by the two seats left; seat 2 scores its highest score."""
     network = _withholding_certify(rounds=2, at_end=False)
     table = network.tables[0]
-    assert table.aborted is not None and table.aborted.seat == 2 and not table.over
+    assert table.aborted is None and table.over
+    assert table.game.round_seated == [(0, 1, 2), (0, 1)]
+    assert table.game.round_scores[1][2] == max(table.game.round_scores[1][:2])
     path = tmp_path / "withheld.cfnlog"
     write_log(path, table.entries)
     code, verdict = verify_json(path, capsys)
-    assert (code, verdict["finished"], verdict["note"]) == (1, False, None)
+    assert (code, verdict["valid"], verdict["finished"], verdict["note"]) == (0, True, True, None)
+    (departure,) = verdict["departures"]
+    assert re.search(
+        r"claims seat 2 \(bot2\) did not post its certify within 30 s.*: round 2 starts among"
+        r" seat 0 \(bot0\), seat 1 \(bot1\)$",
+        departure,
+    ), departure
+    assert [r["seated"] for r in verdict["rounds"]] == [[0, 1, 2], [0, 1]]

@@ -253,6 +253,7 @@ class PublicRound(Board):
         "passes_in_row",
         "players",
         "round_number",
+        "seated",
         "starter",
         "turn",
         "went_out",
@@ -262,6 +263,7 @@ class PublicRound(Board):
 
     players: int
     round_number: int
+    seated: tuple[int, ...]
     options: RuleOptions
     starter: int
     turn: int
@@ -284,21 +286,34 @@ class PublicRound(Board):
         options: RuleOptions,
         hand_counts: Sequence[int] | None = None,
         yard_count: int | None = None,
+        seated: Sequence[int] | None = None,
     ) -> None:
-        """A round at its start; hand and yard sizes default to a normal deal."""
+        """A round at its start; hand and yard sizes default to a normal deal. `seated`: the
+        seats dealt in, ascending (default all; the others sit the round out, RULES.md "When a
+        player leaves"): the hand size, trains, yard floor and turn order are theirs."""
         options.check(players)
         if round_number > options.rounds:
             raise ValueError(f"round {round_number}: this game has {options.rounds} rounds")
         centre = double(round_double(round_number))
-        if not 0 <= starter < players:
-            raise ValueError(f"starter {starter}: seats are 0..{players - 1}")
-        size = hand_size(players)
-        counts = [size] * players if hand_counts is None else list(hand_counts)
-        yard = len(ALL_TILES) - 1 - size * players if yard_count is None else yard_count
+        order = tuple(range(players)) if seated is None else tuple(seated)
+        if list(order) != sorted(set(order)) or not set(order) <= set(range(players)):
+            raise ValueError(f"seated {order}: distinct seats of 0..{players - 1}, ascending")
+        k = len(order)
+        options.check(k)
+        if starter not in order:
+            raise ValueError(f"starter {starter}: the seats dealt in are {order}")
+        size = hand_size(k)
+        counts = (
+            [size if s in order else 0 for s in range(players)]
+            if hand_counts is None
+            else list(hand_counts)
+        )
+        yard = len(ALL_TILES) - 1 - size * k if yard_count is None else yard_count
         if len(counts) != players or min(counts) < 0 or yard < 0 or sum(counts) + yard > 54:
             raise ValueError(f"bad deal: hands {counts}, yard {yard}")
-        super().__init__(centre, options.trains_needed(players))
+        super().__init__(centre, options.trains_needed(k))
         self.players = players
+        self.seated = order
         self.round_number = round_number
         self.options = options
         self.starter = starter
@@ -306,7 +321,7 @@ class PublicRound(Board):
         self.hand_counts = counts
         self.initial_hand_counts = tuple(counts)
         self.yard_count = self.initial_yard_count = yard
-        self.yard_floor = yard_floor(players)
+        self.yard_floor = yard_floor(k)
         self.passes_in_row = 0
         self.drawn_pending = False
         self.end_reason = None
@@ -399,15 +414,22 @@ class PublicRound(Board):
         elif self.foot_is_dead:
             self._end(EndReason.DEAD_FOOT)
         else:
-            self.turn = (seat + 1) % self.players
+            self.turn = self.after(seat)
+
+    def after(self, seat: int) -> int:
+        """The seated seat whose turn follows `seat`'s."""
+        seated = self.seated
+        if len(seated) == self.players:
+            return (seat + 1) % self.players
+        return seated[(seated.index(seat) + 1) % len(seated)]
 
     def _do_pass(self) -> None:
         self.passes_in_row += 1
         self.drawn_pending = False
-        if self.passes_in_row >= self.players and self.yard_count <= self.yard_floor:
+        if self.passes_in_row >= len(self.seated) and self.yard_count <= self.yard_floor:
             self._end(EndReason.BLOCKED)
         else:
-            self.turn = (self.turn + 1) % self.players
+            self.turn = self.after(self.turn)
 
     def _end(self, reason: EndReason) -> None:
         self.end_reason = reason
@@ -424,6 +446,7 @@ class PublicRound(Board):
             self.options,
             self.initial_hand_counts,
             self.initial_yard_count,
+            self.seated,
         )
 
     def copy(self) -> PublicRound:

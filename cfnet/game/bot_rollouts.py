@@ -70,10 +70,12 @@ class FastRound:
         "foot",
         "hands",
         "main_mask",
+        "next_seat",
         "over",
         "passes",
         "pips",
         "players",
+        "seated",
         "toes_left",
         "trains_left",
         "turn",
@@ -82,6 +84,8 @@ class FastRound:
     )
 
     players: int
+    seated: int
+    next_seat: list[int]
     hands: list[int]
     yard: list[int]
     ends: list[int]
@@ -110,6 +114,10 @@ class FastRound:
         """The round `public` describes with these hands and yard (top of the yard first)."""
         state = object.__new__(cls)
         state.players = public.players
+        state.seated = len(public.seated)
+        state.next_seat = [
+            public.after(s) if s in public.seated else s for s in range(public.players)
+        ]
         state.hands = [mask_of(hand) for hand in hands]
         state.yard = [FAST_INDEX[t] for t in reversed(yard)]
         ends = [0] * TILES_PER_NUMBER
@@ -242,16 +250,16 @@ class FastRound:
         elif self.foot >= 0 and pips[self.foot] == TILES_PER_NUMBER:
             self.over = True
         else:
-            self.turn = (seat + 1) % self.players
+            self.turn = self.next_seat[seat]
 
     def pass_turn(self) -> None:
         """The player to act passes."""
         self.passes += 1
         self.drawn = -1
-        if self.passes >= self.players and len(self.yard) <= self.floor:
+        if self.passes >= self.seated and len(self.yard) <= self.floor:
             self.over = True
         else:
-            self.turn = (self.turn + 1) % self.players
+            self.turn = self.next_seat[self.turn]
 
     # -- rollouts
 

@@ -165,7 +165,7 @@ class ExpertBot:
         ]
         slots = hidden_slots(view)
         slots.sort(key=lambda s: sum(1 for t in unseen if not PLAYABLE[s.void] >> t & 1) - s.count)
-        me, others = view.seat, public.players - 1
+        me, others = view.seat, len(public.seated) - 1
         deadline = start + self.think * 0.92
         deals = done = 0
         while True:

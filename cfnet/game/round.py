@@ -30,13 +30,17 @@ from cfnet.game.rules import (
 from cfnet.game.tiles import ALL_TILES, Tile, double
 
 
-def starting_seat(round_number: int, players: int, draw_index: int) -> int:
-    """Who starts: seat (r-1) % N draws first from the 55 tiles; the double lies at `draw_index`."""
-    check_players(players)
+def starting_seat(
+    round_number: int, players: int, draw_index: int, seated: Sequence[int] | None = None
+) -> int:
+    """Who starts: of the k seats dealt in (`seated`, default all), the one at place (r-1) % k
+    draws first from the 55 tiles, and the double lies at `draw_index`."""
+    order = tuple(range(players)) if seated is None else tuple(seated)
+    check_players(len(order))
     if not 0 <= draw_index < len(ALL_TILES):
         raise ValueError(f"draw index {draw_index}: must be 0..{len(ALL_TILES) - 1}")
     round_double(round_number)
-    return (round_number - 1 + draw_index) % players
+    return order[(round_number - 1 + draw_index) % len(order)]
 
 
 def _expect_dict(data: Any, fields: set[str], what: str) -> None:
@@ -140,11 +144,13 @@ class Round:
         hands: Sequence[Sequence[Tile]],
         yard: Sequence[Tile],
         options: RuleOptions | None = None,
+        seated: Sequence[int] | None = None,
     ) -> None:
-        """A round starting from these hands and yard (any sizes; tests build positions so)."""
+        """A round starting from these hands and yard (any sizes; tests build positions so);
+        `seated`: the seats dealt in (default all)."""
         options = RuleOptions() if options is None else options
         self.public = PublicRound(
-            players, round_number, starter, options, [len(h) for h in hands], len(yard)
+            players, round_number, starter, options, [len(h) for h in hands], len(yard), seated
         )
         seen = [self.public.centre, *yard]
         for hand in hands:
@@ -164,14 +170,20 @@ class Round:
         starter: int,
         deck: Sequence[Tile],
         options: RuleOptions | None = None,
+        seated: Sequence[int] | None = None,
     ) -> Round:
-        """Deal the 54 non-centre tiles in `deck` order: seat s gets deck[s*h:(s+1)*h]."""
+        """Deal the 54 non-centre tiles in `deck` order: the i-th seat of `seated` (default
+        all) gets deck[i*h:(i+1)*h]; a seat not dealt in holds nothing."""
         centre = double(round_double(round_number))
         if len(deck) != len(ALL_TILES) - 1 or set(deck) != set(ALL_TILES) - {centre}:
             raise ValueError(f"a round-{round_number} deck is the 54 tiles other than {centre}")
-        h = hand_size(players)
-        hands = [deck[s * h : (s + 1) * h] for s in range(players)]
-        return cls(players, round_number, starter, hands, deck[players * h :], options)
+        order = tuple(range(players)) if seated is None else tuple(seated)
+        h = hand_size(len(order))
+        hands: list[Sequence[Tile]] = [() for _ in range(players)]
+        for place, seat in enumerate(order):
+            hands[seat] = deck[place * h : (place + 1) * h]
+        yard = deck[len(order) * h :]
+        return cls(players, round_number, starter, hands, yard, options, order)
 
     @property
     def turn(self) -> int:
@@ -275,20 +287,32 @@ def hand_points(hand: Sequence[Tile], double_blank: int = 0) -> int:
     return sum(t.value if t.high else double_blank for t in hand)
 
 
+def absent_scores(scores: Sequence[int], seated: Sequence[int]) -> tuple[int, ...]:
+    """`scores` with each seat not in `seated` given the highest score of those in it."""
+    highest = max(scores[s] for s in seated)
+    return tuple(score if s in seated else highest for s, score in enumerate(scores))
+
+
 class Game:
     """A game of `options.rounds` rounds: per-round scores, totals and the winners."""
 
-    __slots__ = ("options", "players", "round_scores")
+    __slots__ = ("options", "players", "round_scores", "round_seated")
 
     def __init__(
         self,
         players: int,
         options: RuleOptions | None = None,
         round_scores: Sequence[Sequence[int]] = (),
+        round_seated: Sequence[tuple[int, ...]] = (),
     ) -> None:
+        """`round_seated`: the seats dealt in each scored round (default: all of them)."""
         self.options = RuleOptions() if options is None else options
         self.options.check(players)
         self.players = players
+        everyone = tuple(range(players))
+        self.round_seated = list(round_seated) + [everyone] * (
+            len(round_scores) - len(round_seated)
+        )
         self.round_scores: list[tuple[int, ...]] = []
         for scores in round_scores:
             if len(scores) != players or not all(type(s) is int and s >= 0 for s in scores):
@@ -325,12 +349,14 @@ class Game:
         return Round.deal(self.players, self.round_number, starter, deck, self.options)
 
     def finish_round(self, game_round: Round) -> tuple[int, ...]:
-        """Record a finished round's scores and return them."""
+        """Record a finished round's scores and return them; a seat that sat the round out
+        scores the highest score of the seats that played it (RULES.md)."""
         public = game_round.public
         if public.round_number != self.round_number or not public.is_over:
             raise ValueError(f"only a finished round {self.round_number} can be recorded")
-        scores = game_round.scores()
+        scores = absent_scores(game_round.scores(), public.seated)
         self.round_scores.append(scores)
+        self.round_seated.append(public.seated)
         return scores
 
     def __eq__(self, other: object) -> bool:

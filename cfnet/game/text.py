@@ -38,6 +38,16 @@ def result_after_departure(game: Game) -> str:
     return f"fewer than 2 players are left, so the game ends with the {scored} scored"
 
 
+def goes_on_text(
+    round_number: int, redealt: bool, seated: Sequence[int], names: Sequence[str]
+) -> str:
+    """What a departure leaves: the round dealt again, or the next round, among the seats left."""
+    among = ", ".join(seat_name(names, s) for s in seated)
+    if redealt:
+        return f"round {round_number} is dealt again among {among}"
+    return f"round {round_number} starts among {among}"
+
+
 def seat_name(names: Sequence[str], seat: int) -> str:
     """The name of `seat` (`seat N` when `names` does not have it)."""
     return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
@@ -246,22 +256,36 @@ def _need(public: PublicRound, who: str) -> str:
 
 
 def score_table(
-    names: Sequence[str], rounds: Sequence[tuple[int, Sequence[int]]], totals: Sequence[int]
+    names: Sequence[str],
+    rounds: Sequence[tuple[int, Sequence[int], Sequence[int]]],
+    totals: Sequence[int],
 ) -> list[str]:
-    """Scores with names (cut to 8 characters): one row per (round number, scores), then the
-    totals; 8 seats fit 80 columns."""
+    """Scores with names (cut to 8 characters): one row per (round number, scores, seats dealt
+    in), a score of a seat that sat the round out marked `*`, then the totals; 8 seats fit 80
+    columns."""
     shown = [name[:8] for name in names]
     width = max(7, *(len(name) + 1 for name in shown))
     rows = ["round " + "".join(f"{name:>{width}}" for name in shown)]
-    for number, scores in rounds:
-        rows.append(f"{number:>5} " + "".join(f"{score:>{width}}" for score in scores))
+    absent = False
+    for number, scores, seated in rounds:
+        cells = [f"{score}{'' if s in seated else '*'}" for s, score in enumerate(scores)]
+        absent = absent or len(seated) < len(scores)
+        rows.append(f"{number:>5} " + "".join(f"{cell:>{width}}" for cell in cells))
     rows.append("total " + "".join(f"{total:>{width}}" for total in totals))
+    if absent:
+        rows.append("* sat the round out (a player who left): the round's highest score")
     return rows
 
 
 def score_lines(game: Game, names: Sequence[str]) -> list[str]:
     """The game's score table with names: one row per round played, then the totals."""
-    return score_table(names, list(enumerate(game.round_scores, start=1)), game.totals)
+    rows = [
+        (number, scores, seated)
+        for number, (scores, seated) in enumerate(
+            zip(game.round_scores, game.round_seated, strict=True), start=1
+        )
+    ]
+    return score_table(names, rows, game.totals)
 
 
 def winner_text(

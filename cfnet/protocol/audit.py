@@ -26,22 +26,25 @@ Shuffle = Callable[[Sequence[bytes], SeatSecrets], list[bytes]]
 def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
     """Check a revealed round; `skip` is a seat whose shuffle steps need no recomputation (the
     local seat's own). Blames the first offending entry in chain order."""
-    n, r, table_id = state.players, state.number, state.table_id
-    secrets = [SeatSecrets.derive(seed, table_id, r, s) for s, seed in enumerate(state.seeds)]
-    for seat, derived in enumerate(secrets):
-        if derived.starter_nonce != state.b[seat].nonce:
-            raise blame(seat, "its starter nonce is not the one its seed gives", state.b[seat].seq)
+    seated, tag, table_id = state.seated, state.tag, state.table_id
+    seeds = zip(seated, state.seeds, strict=True)
+    secrets = [SeatSecrets.derive(seed, table_id, tag, s) for s, seed in seeds]
+    for place, derived in enumerate(secrets):
+        if derived.starter_nonce != state.b[place].nonce:
+            raise blame(
+                seated[place], "its starter nonce is not the one its seed gives", state.b[place].seq
+            )
     previous, previous_seq, previous_seat = round_deck(state.centre), -1, -1
     phases: tuple[tuple[str, Sequence[HopA | HopB], Shuffle], ...] = (
         ("A", state.a, shuffle_phase_a),
         ("B", state.b, shuffle_phase_b),
     )
     for phase, hops, shuffle in phases:
-        for seat in range(n):
-            hop = hops[seat]
+        for place, seat in enumerate(seated):
+            hop = hops[place]
             if seat != skip:
                 try:
-                    expected = shuffle(previous, secrets[seat])
+                    expected = shuffle(previous, secrets[place])
                 except DeckError:
                     raise _bad_point(previous_seat, previous_seq, previous) from None
                 if expected != hop.deck:
@@ -54,11 +57,11 @@ def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
                         f"(first difference at position {where})",
                         hop.seq,
                     )
-                if isinstance(hop, HopA) and secrets[seat].mask_commitment() != hop.mask:
+                if isinstance(hop, HopA) and secrets[place].mask_commitment() != hop.mask:
                     raise blame(seat, "its mask commitment is not that of its seed's key", hop.seq)
                 if (
                     isinstance(hop, HopB)
-                    and list(secrets[seat].key_commitments()) != hop.key_commitments
+                    and list(secrets[place].key_commitments()) != hop.key_commitments
                 ):
                     raise blame(
                         seat, "its key commitments are not those of its seed's keys", hop.seq
@@ -69,7 +72,7 @@ def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
         sources = [derived.permutation[i] for i in sources]
     unshuffled = [t for t in ALL_TILES if t != state.centre]
     tiles = tuple(unshuffled[i] for i in sources)
-    replayed = Round.deal(n, r, state.starter, tiles, state.options)
+    replayed = Round.deal(state.players, state.number, state.starter, tiles, state.options, seated)
     for seat, move, seq in state.moves:
         try:
             replayed.apply(move, seat)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from cfnet.game.board import EndReason
 from cfnet.game.moves import Move
+from cfnet.game.text import goes_on_text, seat_name
 from cfnet.game.tiles import Tile
-from cfnet.protocol.wire import Fault
+from cfnet.protocol.wire import RESIGN, Fault
 from cfnet.record.entry import Entry
 
 
@@ -55,7 +56,8 @@ class MoveMade:
 @dataclass(frozen=True, slots=True)
 class RoundScored:
     """Round audited: who started, dealt hands, the yard as dealt, hands left at the end, the
-    moves, scores and game totals, how the round ended and who went out (None if nobody)."""
+    moves, scores and game totals, how the round ended, who went out (None if nobody) and the
+    seats dealt in (a seat not among them sat the round out: no hand, the highest score)."""
 
     round_number: int
     starter: int
@@ -67,6 +69,7 @@ class RoundScored:
     totals: tuple[int, ...]
     end_reason: EndReason
     went_out: int | None
+    seated: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +95,28 @@ class Aborted:
     by: int
 
 
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """`fault.seat` left (it resigned, or `by` claimed its timeout) and the game goes on among
+    `seated`: round `round_number` is dealt again without it (`redealt`), or, the round left
+    having been scored, begins as the next round without it."""
+
+    fault: Fault
+    by: int
+    round_number: int
+    seated: tuple[int, ...]
+    redealt: bool
+
+    def describe(self, names: Sequence[str]) -> str:
+        """Who left, why, and how the game goes on, in one line."""
+        who = seat_name(names, self.fault.seat)
+        if self.fault.code == RESIGN:
+            why = f"{who} resigned"
+        else:
+            why = f"{seat_name(names, self.by)} claims {who} {self.fault.detail}"
+        return f"{why}: {goes_on_text(self.round_number, self.redealt, self.seated, names)}"
+
+
 Event = (
     Appended
     | Superseded
@@ -102,6 +127,7 @@ Event = (
     | GameOver
     | FaultFound
     | Aborted
+    | SeatLeft
 )
 
 

@@ -11,10 +11,12 @@ from cfnet.game.rules import RuleOptionError, RuleOptions
 from cfnet.protocol.wire import (
     DEFAULT_TIMEOUT,
     PROTOCOL_VERSION,
+    READ_VERSIONS,
     TABLE,
     check_body,
     check_display_name,
     genesis_spec,
+    is_int,
 )
 from cfnet.record.entry import GENESIS_PREV, Entry, decode_entry, sign_entry
 from cfnet.record.identity import Identity
@@ -62,6 +64,12 @@ def parse_genesis(wire: bytes) -> tuple[Entry, str, RuleOptions, int, tuple[Seat
     entry = decode_entry(wire)
     if entry.seq != 0 or entry.kind != TABLE or entry.seat != 0:
         raise PeerProtocolError("the first entry must be the host's table entry (seq 0, seat 0)")
+    version = entry.body.get("version")
+    if is_int(version) and version not in READ_VERSIONS:
+        known = " and ".join(str(v) for v in READ_VERSIONS)
+        raise PeerProtocolError(
+            f"the table is of protocol version {version}; this cfnet knows versions {known}", 0
+        )
     check_body(TABLE, entry.body, genesis_spec())
     body = entry.body
     seats = tuple(SeatInfo(s["name"], s["key"]) for s in body["seats"])

@@ -97,7 +97,7 @@ class SeatRound:
     def __init__(self, checks: RoundChecks, me: int, seed: bytes) -> None:
         self.checks = checks
         self.me = me
-        self.secrets = SeatSecrets.derive(seed, checks.table_id, checks.number, me)
+        self.secrets = SeatSecrets.derive(seed, checks.table_id, checks.tag, me)
         self.mine: dict[int, Tile | None] = {}
 
     # -- openings (once every other seat released its keys)
@@ -184,12 +184,13 @@ class SeatRound:
         return body
 
     def _shuffle_a(self) -> dict[str, Any]:
-        checks, secrets, me, r = self.checks, self.secrets, self.me, self.checks.number
+        checks, secrets, me, r = self.checks, self.secrets, self.me, self.checks.tag
         source = checks.hop_input(Step.SHUFFLE_A, me)
-        if me == 0:
+        place = checks.place(me)
+        if place == 0:
             deck = shuffle_phase_a(source, secrets)
         else:
-            deck = self._hop(shuffle_phase_a, checks.a, me - 1)
+            deck = self._hop(shuffle_phase_a, checks.a, place - 1)
         mask = secrets.mask_commitment()
         proof = prove_shuffle(
             context(checks.table_id, r, me),
@@ -211,16 +212,17 @@ class SeatRound:
     def _shuffle_b(self) -> dict[str, Any]:
         checks, secrets, me = self.checks, self.secrets, self.me
         source = checks.hop_input(Step.SHUFFLE_B, me)
-        if me == 0:
-            deck = self._hop(shuffle_phase_b, checks.a, checks.players - 1)
+        place = checks.place(me)
+        if place == 0:
+            deck = self._hop(shuffle_phase_b, checks.a, len(checks.seated) - 1)
         else:
-            deck = self._hop(shuffle_phase_b, checks.b, me - 1)
+            deck = self._hop(shuffle_phase_b, checks.b, place - 1)
         key_points = secrets.key_commitments()
         rekey = prove_rekey(
-            context(checks.table_id, checks.number, me),
+            context(checks.table_id, checks.tag, me),
             source,
             deck,
-            checks.a[me].mask,
+            checks.a[place].mask,
             key_points,
             secrets.masking_key,
             secrets.position_keys,
@@ -234,14 +236,15 @@ class SeatRound:
         }
 
     def _hop(self, step: Any, hops: Sequence[HopA | HopB], source: int) -> list[Any]:
-        """`step` applied to seat `source`'s deck; a bad point there is that seat's fault."""
+        """`step` applied to the deck of the seat at place `source`; a bad point there is that
+        seat's fault."""
         deck = hops[source].deck
         try:
             out: list[Any] = step(deck, self.secrets)
         except DeckError:
             index = first_invalid(deck)
             raise blame(
-                source,
+                self.checks.seated[source],
                 f"position {index} of its deck is not a point of the group",
                 hops[source].seq,
                 index,

@@ -22,6 +22,7 @@ from cfnet.protocol.events import (
     FaultFound,
     GameOver,
     RoundScored,
+    SeatLeft,
     Superseded,
 )
 from cfnet.protocol.genesis import parse_genesis
@@ -42,6 +43,8 @@ from cfnet.protocol.wire import (
 )
 from cfnet.record.entry import Entry, Equivocation, MalformedEntry, decode_entry
 
+REDEAL_VERSION = 3
+"""From this protocol version on, the game goes on without a seat that leaves."""
 OFFLINE = math.inf
 """The time to give a table replaying a finished log: every deadline has long passed."""
 MAX_ORDINARY_ENTRY = 9 * 1024
@@ -66,6 +69,7 @@ class Referee:
         the log holds every seat's reveal of them and the audit recomputes every hop."""
         entry, self.name, self.options, self.timeout, self.seats = parse_genesis(genesis)
         self.table_id = entry.table_id
+        self.version: int = entry.body["version"]
         self.players = len(self.seats)
         if local is not None and (
             not 0 <= local.seat < self.players
@@ -200,6 +204,8 @@ class Referee:
                 detail = f"signed two different entries for seq {seq}"
                 fault = Fault(entry.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})
                 return self._found(fault, now)
+            if entry.seat not in self.rounds.seated:
+                raise self._gone(entry)
             if links:
                 return self._out_of_turn(entry, now)
             raise PeerProtocolError(f"entry {seq} does not fit this chain", None)
@@ -207,10 +213,17 @@ class Referee:
             raise PeerProtocolError(f"entry {seq}: prev is not the chain head", None)
         if self.fault is not None:
             return []  # the game is ending: only the abort counts now
+        if entry.seat not in self.rounds.seated:
+            raise self._gone(entry)
         seat, kinds = self.rounds.due()
         if entry.seat != seat:
             return self._out_of_turn(entry, now)
         return self._accept(entry, now, seat, kinds)
+
+    def _gone(self, entry: Entry) -> PeerProtocolError:
+        """An entry of a seat that has left: it may have been signed before its seat learnt it
+        was timed out, so it proves nothing (only two entries for one seq would)."""
+        return PeerProtocolError(f"entry {entry.seq}: seat {entry.seat} has left the game", None)
 
     def _out_of_turn(self, entry: Entry, now: float) -> list[Event]:
         expected = self._due_at(entry.seq)
@@ -262,7 +275,8 @@ class Referee:
         """Record the first fault; the abort's posters are the seats not blamed, lowest first."""
         if self.fault is not None or self.aborted is not None:
             return []
-        posters = fault.posters or tuple(s for s in range(self.players) if s != fault.seat)
+        seated = self.rounds.seated
+        posters = fault.posters or tuple(s for s in seated if s != fault.seat)
         self.fault = replace(fault, posters=posters)
         self.fault_time = now
         return [FaultFound(self.fault)]
@@ -277,6 +291,8 @@ class Referee:
             return self._bad_abort(entry, now, due, f"malformed abort: {error.reason}")
         if claim.seat == entry.seat:
             return self._bad_abort(entry, now, due, "its abort blames its own author")
+        if claim.code == TIMEOUT and entry.seat not in self.rounds.seated:
+            raise self._gone(entry)
         judged = Judged(
             self.chain, self._due_at, self.fault, self.table_id, self.timeout, self._step_started
         )
@@ -292,28 +308,70 @@ class Referee:
         if entry.seq < len(self.entries):
             self.chain.cut(entry.seq)
             superseded.append(Superseded(entry.seq))
+            if claim.code == TIMEOUT:
+                self._rebuild(entry.seq)  # the game goes on from the cut, not from our head
         self._append(entry, now, due)
         events: list[Event] = [*superseded, Appended(entry)]
         return events + self._ended(claim, entry.seat, entry.seq)
+
+    def _rebuild(self, seq: int) -> None:
+        """The game as the chain's entries before `seq` left it, replayed from the table entry
+        (their hop proofs were checked when they came)."""
+        rounds = Rounds(
+            self.table_id,
+            self.entries[0].hash,
+            self.options,
+            self.players,
+            self.local,
+            self.rounds.unproven_rounds,
+            proofs=False,
+        )
+        audits: list[int] = []
+        n = self.players
+        for entry in self.entries[1:seq]:
+            if entry.kind in (RESIGN, ABORT):
+                seat = entry.seat if entry.kind == RESIGN else parse_abort(entry.body, n).seat
+                rounds.depart(seat)
+            elif any(isinstance(e, RoundScored) for e in rounds.apply(entry, lambda _: [])):
+                audits.append(entry.seq)
+        rounds.check_proofs_from_now()
+        self.rounds, self._audits = rounds, audits
 
     def _resigned(self, entry: Entry) -> list[Event]:
         """The due seat's signed resignation (already appended): it leaves, blamed for nothing."""
         return self._ended(Fault(entry.seat, RESIGN, "resigned", entry.seq), entry.seat, entry.seq)
 
     def _ended(self, claim: Fault, by: int, seq: int) -> list[Event]:
-        """The game ends with `by`'s abort (or resignation) at `seq`. A seat that stalled or
-        left, not proven to cheat, does not take the result away when every round was scored
-        before `seq` (only certificates were due), nor when it leaves fewer than MIN_PLAYERS
-        seats after at least one round was scored: the game is then over with the rounds scored
-        before `seq` (RULES.md)."""
+        """`by`'s abort (or resignation) at `seq`. A seat that stalled or left, not proven to
+        cheat, leaves and the game goes on without it (`Rounds.depart`) while at least
+        MIN_PLAYERS seats are left and a round is still to score. Otherwise the game ends: with
+        the rounds scored before `seq` as its result when every round was scored (only
+        certificates were due), or when fewer than MIN_PLAYERS seats are left after at least
+        one round was scored (RULES.md); else with no result."""
+        scored = sum(1 for audit in self._audits if audit < seq)
+        left = len(self.rounds.seated) - 1
+        departure = claim.code in (TIMEOUT, RESIGN)
+        goes_on = self.version >= REDEAL_VERSION and self.rounds.round is not None
+        if departure and goes_on and left >= MIN_PLAYERS and scored < self.options.rounds:
+            self.fault = None  # the stall it reported is over: the seat has left
+            events = self.rounds.depart(claim.seat)
+            r = self.rounds.round
+            assert r is not None
+            left_at = SeatLeft(claim, by, r.number, r.seated, redealt=r.deal > 0)
+            return [left_at, *events]
         self.aborted, self.aborted_by = claim, by
         self.rounds.over = False
-        events: list[Event] = [Aborted(claim, by)]
-        if claim.code not in (TIMEOUT, RESIGN):
+        events = [Aborted(claim, by)]
+        if not departure:
             return events
-        scored = sum(1 for audit in self._audits if audit < seq)
-        if scored == self.options.rounds or (scored and self.players - 1 < MIN_PLAYERS):
-            game = Game(self.players, self.options, self.rounds.game.round_scores[:scored])
+        if scored == self.options.rounds or (scored and left < MIN_PLAYERS):
+            played = self.rounds.game
+            game = Game(
+                self.players,
+                self.options,
+                played.round_scores[:scored],
+                played.round_seated[:scored],
+            )
             self.rounds.game, self.rounds.over = game, True
             events.append(GameOver(game.totals, game.winners()))
         return events

@@ -89,16 +89,26 @@ class AuditResult:
     replayed: Round
 
 
+def deal_tag(number: int, deal: int) -> int:
+    """What the derivations take as the round (protocol.md): the round number, plus the deal
+    number times 65 536, so that every deal of a round has fresh secrets."""
+    return number + (deal << 16)
+
+
 @dataclass(slots=True)
 class RoundChecks:
-    """Everything posted in one round, checked as it arrives. `me` is the local seat (None for
-    an observer): its own hop proofs are not checked again."""
+    """Everything posted in one deal of a round, checked as it arrives. `me` is the local seat
+    (None for an observer): its own hop proofs are not checked again. `seated`: the seats dealt
+    in, ascending; a seat's place is its index there (hops, positions and keys follow places).
+    `deal`: 0, or how many times the round was dealt again after a departure."""
 
     table_id: bytes
     players: int
     number: int
     options: RuleOptions
     me: int | None
+    seated: tuple[int, ...]
+    deal: int = 0
     check_proofs: bool = True
     a: list[HopA] = field(default_factory=list)
     b: list[HopB] = field(default_factory=list)
@@ -125,28 +135,43 @@ class RoundChecks:
         options: RuleOptions,
         me: int | None,
         check_proofs: bool = True,
+        seated: tuple[int, ...] | None = None,
+        deal: int = 0,
     ) -> RoundChecks:
-        """A round at its first commitment; without `check_proofs` the hop proofs are taken
-        unchecked (for a round the audit covers)."""
-        h = hand_size(players)
-        owner: list[int | None] = [p // h if p < players * h else None for p in range(DECK_SIZE)]
+        """A deal at its first commitment among `seated` (default every seat); without
+        `check_proofs` the hop proofs are taken unchecked (for a round the audit covers)."""
+        order = tuple(range(players)) if seated is None else seated
+        h = hand_size(len(order))
+        dealt = len(order) * h
+        owner: list[int | None] = [order[p // h] if p < dealt else None for p in range(DECK_SIZE)]
         return cls(
             table_id,
             players,
             number,
             options,
             me,
+            order,
+            deal,
             check_proofs=check_proofs,
             keys=[{} for _ in range(players)],
             owner=owner,
-            next_yard=players * h,
+            next_yard=dealt,
         )
 
     # -- schedule
 
     @property
     def hand(self) -> int:
-        return hand_size(self.players)
+        return hand_size(len(self.seated))
+
+    @property
+    def tag(self) -> int:
+        """What the derivations take as the round: `deal_tag` of this deal."""
+        return deal_tag(self.number, self.deal)
+
+    def place(self, seat: int) -> int:
+        """`seat`'s index among the seats dealt in."""
+        return self.seated.index(seat)
 
     @property
     def centre(self) -> Tile:
@@ -165,12 +190,12 @@ class RoundChecks:
         return self.suspect is not None or (self.public is not None and self.public.is_over)
 
     def dealt_positions(self, seat: int) -> range:
-        h = self.hand
-        return range(seat * h, (seat + 1) * h)
+        h, place = self.hand, self.place(seat)
+        return range(place * h, (place + 1) * h)
 
     def others_positions(self, seat: int) -> list[int]:
         """The dealt positions of every seat but `seat`, ascending (a deal entry's key order)."""
-        return [p for p in range(self.players * self.hand) if self.owner[p] != seat]
+        return [p for p in range(len(self.seated) * self.hand) if self.owner[p] != seat]
 
     @property
     def final_deck(self) -> list[bytes]:
@@ -190,9 +215,10 @@ class RoundChecks:
 
     def hop_input(self, phase: Step, seat: int) -> list[bytes]:
         """The deck `seat`'s step of `phase` takes: the previous step's output."""
+        place = self.place(seat)
         if phase is Step.SHUFFLE_A:
-            return round_deck(self.centre) if seat == 0 else self.a[seat - 1].deck
-        return self.a[-1].deck if seat == 0 else self.b[seat - 1].deck
+            return round_deck(self.centre) if place == 0 else self.a[place - 1].deck
+        return self.a[-1].deck if place == 0 else self.b[place - 1].deck
 
     def _proven(self, entry: Entry, check: Any) -> None:
         """Run a hop proof's check unless the proofs are not checked or the hop is our own."""
@@ -207,7 +233,7 @@ class RoundChecks:
 
     def _on_shuffle_a(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         deck = self._checked_deck(entry, unpack(body["deck"]))
-        where = context(self.table_id, self.number, seat)
+        where = context(self.table_id, self.tag, seat)
         self._proven(
             entry,
             lambda: check_shuffle(
@@ -232,35 +258,41 @@ class RoundChecks:
     def _on_shuffle_b(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         try:
             check_nonce(
-                body["nonce"], self.a[seat].nonce_commitment, self.table_id, self.number, seat
+                body["nonce"],
+                self.a[self.place(seat)].nonce_commitment,
+                self.table_id,
+                self.tag,
+                seat,
             )
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
         deck = self._checked_deck(entry, unpack(body["deck"]))
         key_points = unpack(body["key_commitments"])
-        where = context(self.table_id, self.number, seat)
+        where = context(self.table_id, self.tag, seat)
         self._proven(
             entry,
             lambda: check_rekey(
                 where,
                 self.hop_input(Step.SHUFFLE_B, seat),
                 deck,
-                self.a[seat].mask,
+                self.a[self.place(seat)].mask,
                 key_points,
                 RekeyProof.from_bytes(body["proof"], DECK_SIZE),
             ),
         )
         self.b.append(HopB(entry.seq, deck, key_points, body["nonce"]))
-        if len(self.b) < self.players:
+        if len(self.b) < len(self.seated):
             return []
-        index = joint_draw_index([hop.nonce for hop in self.b], self.table_id, self.number)
-        self.starter = starting_seat(self.number, self.players, index)
-        self.public = PublicRound(self.players, self.number, self.starter, self.options)
+        index = joint_draw_index([hop.nonce for hop in self.b], self.table_id, self.tag)
+        self.starter = starting_seat(self.number, self.players, index, self.seated)
+        self.public = PublicRound(
+            self.players, self.number, self.starter, self.options, seated=self.seated
+        )
         return [RoundStarted(self.number, self.starter)]
 
     def _check_key(self, entry: Entry, key: bytes, position: int) -> bytes:
         seat = entry.seat
-        commitment = self.b[seat].key_commitments[position]
+        commitment = self.b[self.place(seat)].key_commitments[position]
         try:
             return check_key(key, commitment, position)
         except DeckError as error:
@@ -273,7 +305,7 @@ class RoundChecks:
         return []
 
     def keys_for(self, position: int, own: bytes, owner: int) -> list[bytes]:
-        return [self.keys[t][position] for t in range(self.players) if t != owner] + [own]
+        return [self.keys[t][position] for t in self.seated if t != owner] + [own]
 
     def _on_play(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         public = self.public
@@ -325,11 +357,10 @@ class RoundChecks:
         return [MoveMade(self.number, seat, move, drawn)]
 
     def bad_final_point(self, position: int) -> Blame:
-        last = self.players - 1
         return blame(
-            last,
+            self.seated[-1],
             f"position {position} of its final deck is not a point of the group",
-            self.b[last].seq,
+            self.b[-1].seq,
             position,
         )
 
@@ -338,7 +369,8 @@ class RoundChecks:
         position = self.next_yard
         self.next_yard += 1
         self.owner[position] = seat
-        waiting = [(seat + i) % self.players for i in range(1, self.players)]
+        k, place = len(self.seated), self.place(seat)
+        waiting = [self.seated[(place + i) % k] for i in range(1, k)]
         self.draw = PendingDraw(seat, position, waiting)
         events = self._moved(seat, DRAW, entry.seq)
         return [] if seat == self.me else events  # the local draw is told when opened
@@ -369,7 +401,8 @@ class RoundChecks:
 
     def _on_reveal(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         try:
-            check_seed(body["seed"], self.a[seat].seed_commitment, self.table_id, self.number, seat)
+            commitment = self.a[self.place(seat)].seed_commitment
+            check_seed(body["seed"], commitment, self.table_id, self.tag, seat)
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
         self.seeds.append(body["seed"])

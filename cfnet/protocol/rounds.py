@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from cfnet.errors import LocalProtocolError
 from cfnet.game.board import PublicRound
 from cfnet.game.moves import PASS, Draw, Move, Play
 from cfnet.game.round import Game
@@ -14,7 +15,7 @@ from cfnet.game.rules import RuleOptions, hand_size
 from cfnet.protocol.audit import audit_round
 from cfnet.protocol.events import Event, GameOver, RoundScored
 from cfnet.protocol.local_seat import LocalSeat, SeatRound
-from cfnet.protocol.round_checks import RoundChecks
+from cfnet.protocol.round_checks import RoundChecks, deal_tag
 from cfnet.protocol.schedule import Schedule, Step
 from cfnet.protocol.wire import (
     ACCEPT,
@@ -48,13 +49,19 @@ class Rounds:
         players: int,
         local: LocalSeat | None,
         unproven_rounds: frozenset[int],
+        proofs: bool = True,
     ) -> None:
-        """`genesis`: the hash of the table entry each seat accepts."""
+        """`genesis`: the hash of the table entry each seat accepts; `unproven_rounds`: the
+        deal tags whose hop proofs are not checked; `proofs` False: none are (a replay of
+        entries already checked)."""
         self.table_id, self.genesis = table_id, genesis
         self.options, self.players = options, players
         self.local = local
         self.unproven_rounds = unproven_rounds
+        self.proofs = proofs
         self.schedule = Schedule(players)
+        self.seated = tuple(range(players))
+        self.deal = 0
         self.game = Game(players, options)
         self.round: RoundChecks | None = None
         self.seat: SeatRound | None = None
@@ -94,7 +101,8 @@ class Rounds:
             return []
         r = self.round
         assert r is not None
-        check_body(entry.kind, entry.body, round_body_spec(entry.kind, self.players, r.hand))
+        spec = round_body_spec(entry.kind, self.players, r.hand, len(r.seated))
+        check_body(entry.kind, entry.body, spec)
         if entry.body["round"] != r.number:
             raise blame(entry.seat, f"its entry is for round {entry.body['round']}", entry.seq)
         events = r.apply(entry)
@@ -127,6 +135,7 @@ class Rounds:
             if self.game.is_over:
                 self.over = True
                 return [GameOver(self.game.totals, self.game.winners())]
+            self.deal = 0
             self._start_round()
         return []
 
@@ -146,9 +155,14 @@ class Rounds:
         replayed = result.replayed
         r.scores = self.game.finish_round(replayed)
         r.totals = self.game.totals
-        h = hand_size(self.players)
-        dealt = tuple(tuple(result.tiles[s * h : (s + 1) * h]) for s in range(self.players))
-        yard = result.tiles[self.players * h :]
+        h, seated = hand_size(len(r.seated)), r.seated
+        dealt = tuple(
+            tuple(result.tiles[seated.index(s) * h : (seated.index(s) + 1) * h])
+            if s in seated
+            else ()
+            for s in range(self.players)
+        )
+        yard = result.tiles[len(seated) * h :]
         left = tuple(tuple(hand) for hand in replayed.hands)
         public = replayed.public
         assert public.end_reason is not None  # the audit replays the round to its end
@@ -163,8 +177,29 @@ class Rounds:
             r.totals,
             public.end_reason,
             public.went_out,
+            seated,
         )
         return [scored]
+
+    def check_proofs_from_now(self) -> None:
+        """After a replay without proof checks: check the hop proofs that come from now on."""
+        self.proofs = True
+        r = self.round
+        if r is not None:
+            r.check_proofs = r.tag not in self.unproven_rounds
+
+    def depart(self, seat: int) -> list[Event]:
+        """`seat` leaves and the game goes on among the others (RULES.md, "When a player
+        leaves"): a round already scored stands and the next one starts without it; a round
+        under way is abandoned and dealt again among them, with fresh secrets."""
+        if self.schedule.step is Step.ACCEPT:
+            raise LocalProtocolError("a departure before the first deal ends the game")
+        self.seated = tuple(s for s in self.seated if s != seat)
+        audited = self.schedule.step is Step.CERTIFY
+        self.deal = 0 if audited else self.deal + 1
+        self.seat, self.chosen = None, None
+        self._start_round()
+        return []
 
     def _start_round(self) -> None:
         number = self.game.round_number
@@ -175,11 +210,15 @@ class Rounds:
             number,
             self.options,
             me,
-            check_proofs=number not in self.unproven_rounds,
+            check_proofs=self.proofs and deal_tag(number, self.deal) not in self.unproven_rounds,
+            seated=self.seated,
+            deal=self.deal,
         )
-        if self.local is not None:
-            self.seat = SeatRound(self.round, self.local.seat, self.local.seed(number))
-        self.schedule.next_round()
+        self.seat = None
+        if self.local is not None and self.local.seat in self.seated:
+            seed = self.local.seed(self.round.tag)
+            self.seat = SeatRound(self.round, self.local.seat, seed)
+        self.schedule.next_round(self.seated)
 
     # -- what the local seat posts
 

@@ -70,11 +70,16 @@ ROUND_START = Step.SHUFFLE_A
 
 @dataclass(slots=True)
 class Schedule:
-    """Where a table stands in SCHEDULE: its step and how many seats have posted in it."""
+    """Where a table stands in SCHEDULE: its step, how many seats have posted in it, and the
+    seats that post in order (every seat; in a round, the seats dealt in)."""
 
     players: int
     step: Step = Step.ACCEPT
     posted: int = 0
+    order: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.order = self.order or tuple(range(self.players))
 
     def due(self, turn: tuple[int, frozenset[str]] | None = None) -> tuple[int, frozenset[str]]:
         """The seat entitled to post next and the kinds it may post; in the turns, `turn` is
@@ -85,19 +90,22 @@ class Schedule:
         if phase.first is None:
             assert turn is not None, "the turns need the round's turn"
             return turn
-        return phase.first + self.posted, phase.kinds
+        place = phase.first + self.posted
+        if place == len(self.order):  # all have posted, and what ends the step failed
+            return self.players, phase.kinds  # no seat
+        return self.order[place], phase.kinds
 
     def count(self) -> bool:
         """Count the entry just posted in a seat-order step; whether every seat has posted."""
         self.posted += 1
         first = SCHEDULE[self.step].first
-        return first is not None and first + self.posted == self.players
+        return first is not None and first + self.posted == len(self.order)
 
     def advance(self) -> Step:
         """Enter the step that follows the current one; returns it."""
         self.step, self.posted = SCHEDULE[self.step].then, 0
         return self.step
 
-    def next_round(self) -> None:
-        """Begin a round at its first step."""
-        self.step, self.posted = ROUND_START, 0
+    def next_round(self, seated: tuple[int, ...]) -> None:
+        """Begin a round (or a deal of it) among `seated` at its first step."""
+        self.step, self.posted, self.order = ROUND_START, 0, seated

@@ -82,6 +82,12 @@ class Table(Referee):
             and not self.rounds.auto_pass
         )
 
+    @property
+    def departed(self) -> bool:
+        """The local seat has left (resigned, or was timed out) and the game goes on without
+        it: it posts nothing more."""
+        return self.me is not None and self.me not in self.rounds.seated
+
     def view(self) -> PlayerView:
         """The local player's view of the current round."""
         seat, public = self.rounds.seat, self.public

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
-from cfnet.protocol.events import Aborted, FaultFound, GameOver, RoundScored, drain
+from cfnet.protocol.events import Aborted, FaultFound, GameOver, RoundScored, SeatLeft, drain
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.table import OFFLINE, Table
-from cfnet.protocol.wire import RESIGN, REVEAL, TIMEOUT, Fault
+from cfnet.protocol.wire import ABORT, RESIGN, REVEAL, TIMEOUT, Fault
 from cfnet.record.entry import Entry
 from cfnet.record.logfile import LogFileError, link_problem
 
@@ -48,6 +48,7 @@ class Verdict:
     due_kinds: tuple[str, ...] = ()
     after: str = ""
     note: str = ""  # a departure that left the result standing, in a valid finished game
+    departures: list[str] = field(default_factory=list)  # seats that left, the game going on
 
     @property
     def valid(self) -> bool:
@@ -120,6 +121,9 @@ class Judge:
                 self.reporting = True
             elif isinstance(event, Aborted):
                 self._aborted(event)
+            elif isinstance(event, SeatLeft):
+                names = [self._who(seat) for seat in range(table.players)]
+                self.verdict.departures.append(f"entry {entry.seq}: {event.describe(names)}")
             elif isinstance(event, GameOver) and self.verdict.abort is not None:
                 self._result_stands()
         if table.entries[-1].wire != entry.wire and self.judging:
@@ -247,9 +251,10 @@ class Judge:
 
 
 def audited_rounds(entries: Iterable[Entry]) -> frozenset[int]:
-    """The rounds for which `entries` hold a validly signed `reveal` of every seat. A seat
-    reveals only after checking every hop proof of its round, and the audit recomputes every
-    hop from the seeds, so `verify` need not check those proofs again (protocol.md 4.7)."""
+    """The rounds for which `entries` hold a validly signed `reveal` of every seat, before any
+    seat left (a deal that follows a departure is checked in full). A seat reveals only after
+    checking every hop proof of its round, and the audit recomputes every hop from the seeds,
+    so `verify` need not check those proofs again (protocol.md 4.7)."""
     revealed: dict[int, set[int]] = {}
     stream = iter(entries)
     try:
@@ -258,6 +263,8 @@ def audited_rounds(entries: Iterable[Entry]) -> frozenset[int]:
             return frozenset()
         seats = parse_genesis(genesis.wire)[4]
         for entry in stream:
+            if entry.kind in (ABORT, RESIGN):
+                break
             number = entry.body.get("round")
             if (
                 entry.kind == REVEAL

@@ -10,7 +10,11 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
+"""The version of the tables this cfnet makes: 3, where a player who leaves is dealt out and
+the game goes on (protocol.md 4.6)."""
+READ_VERSIONS = (2, 3)
+"""The versions it joins, resumes and verifies: in a version-2 table a departure ends the game."""
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 24 * 3600
 MAX_NAME_CHARS = 40
@@ -93,8 +97,9 @@ def int_list(size: int) -> Check:
 
 
 @cache
-def round_body_spec(kind: str, players: int, hand: int) -> dict[str, Check]:
-    """The fields of a round entry of `kind` at a table of `players` seats dealt `hand` each."""
+def round_body_spec(kind: str, players: int, hand: int, dealt_in: int) -> dict[str, Check]:
+    """The fields of a round entry of `kind` at a table of `players` seats, `dealt_in` of them
+    dealt `hand` tiles each."""
     deck = packed(DECK_POINTS)
     specs: dict[str, dict[str, Check]] = {
         SHUFFLE_A: {
@@ -110,7 +115,7 @@ def round_body_spec(kind: str, players: int, hand: int) -> dict[str, Check]:
             "nonce": is_b32,
             "proof": sized(REKEY_PROOF_BYTES),
         },
-        DEAL: {"keys": packed((players - 1) * hand)},
+        DEAL: {"keys": packed((dealt_in - 1) * hand)},
         PLAY: {"position": is_int, "tile": is_int, "end": is_str, "key": is_b32},
         DRAW: {},
         YARD_KEY: {"position": is_int, "key": is_b32},
@@ -219,7 +224,7 @@ def genesis_spec() -> dict[str, Check]:
         )
 
     return {
-        "version": lambda v: v == PROTOCOL_VERSION,
+        "version": lambda v: v in READ_VERSIONS,
         "name": is_display_name,
         "options": lambda v: type(v) is dict,
         "timeout": lambda v: is_int(v) and 1 <= v <= MAX_TIMEOUT,

@@ -13,7 +13,7 @@ from typing import Any
 
 from cfnet.game.board import PublicRound
 from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Play, play
-from cfnet.game.round import Round
+from cfnet.game.round import Round, absent_scores
 from cfnet.game.rules import RuleOptionError, RuleOptions
 from cfnet.game.tiles import Tile, TileParseError
 from cfnet.record.identity import fingerprint
@@ -39,11 +39,11 @@ def export_record(timeline: Timeline, log_sha256: str) -> dict[str, Any]:
     for start in timeline.round_starts():
         first = timeline.positions[start]
         number = first.round_number
-        scored = timeline.revealed.get(number)
+        scored = timeline.scored(first)
         moves = []
         previous = first
         for position in timeline.positions[start + 1 :]:
-            if position.round_number != number:
+            if position.index == 0:
                 break
             move, seat = position.move, position.seat
             row: dict[str, Any] = {"seat": seat}
@@ -62,6 +62,7 @@ def export_record(timeline: Timeline, log_sha256: str) -> dict[str, Any]:
                 "round": number,
                 "centre": first.public.centre.label,
                 "starter": first.public.starter,
+                "seated": list(first.public.seated),
                 "revealed": scored is not None,
                 "dealt": None if scored is None else [_tiles(hand) for hand in scored.dealt],
                 "yard": None if scored is None else _tiles(scored.yard),
@@ -158,20 +159,27 @@ def _check(record: Any) -> Iterator[str]:
         yield f"players: {players} seats in the rules, {len(record['players'])} players listed"
     totals = [0] * players
     complete = 0
-    for number, data in enumerate(_get(record, "rounds", list, "record"), start=1):
+    number = 0
+    records = _get(record, "rounds", list, "record")
+    for i, data in enumerate(records):
+        abandoned = i + 1 < len(records) and records[i + 1].get("round") == data.get("round")
+        number += not (i and records[i - 1].get("round") == data.get("round"))
         where = f"round {number}"
         if _get(data, "round", int, where) != number:
             raise RecordError(f"{where}: numbered {data['round']}")
         starter = _get(data, "starter", int, where)
+        seated = _get(data, "seated", list, where)
+        if abandoned and data.get("revealed"):
+            yield f"{where}: a deal dealt again is never revealed"
         try:
-            public = PublicRound(players, number, starter, options)
+            public = PublicRound(players, number, starter, options, seated=seated)
         except ValueError as error:
             raise RecordError(f"{where}: {error}") from None
         if _get(data, "centre", str, where) != public.centre.label:
             yield f"{where}: centre {data['centre']}, the rules give {public.centre.label}"
         moves = [_move(row, f"{where} move {i}") for i, row in enumerate(data["moves"], 1)]
         if _get(data, "revealed", bool, where):
-            problems = list(_check_revealed(data, moves, players, options, starter, where))
+            problems = list(_check_revealed(data, moves, public, where))
             yield from problems
             if not problems:
                 totals = [t + s for t, s in zip(totals, data["scores"], strict=True)]
@@ -206,18 +214,14 @@ def _check_public(public: PublicRound, moves: list[Any], where: str) -> Iterator
             return
 
 
-def _check_revealed(
-    data: Any,
-    moves: list[Any],
-    players: int,
-    options: RuleOptions,
-    starter: int,
-    where: str,
-) -> Iterator[str]:
+def _check_revealed(data: Any, moves: list[Any], start: PublicRound, where: str) -> Iterator[str]:
     """A revealed round: the deal is a whole deck, every move legal from it, the end as given."""
     dealt, yard = _hands(data, "dealt", where), [_tile(t, where) for t in data["yard"]]
+    deck = _deck([dealt[s] for s in start.seated if s < len(dealt)], yard)
     try:
-        replay = Round.deal(players, data["round"], starter, _deck(dealt, yard), options)
+        replay = Round.deal(
+            start.players, start.round_number, start.starter, deck, start.options, start.seated
+        )
     except ValueError as error:
         yield f"{where}: the deal is not a whole deck: {error}"
         return
@@ -244,7 +248,7 @@ def _check_revealed(
     left = [sorted(t.label for t in hand) for hand in replay.hands]
     if [sorted(hand) for hand in _get(data, "left", list, where)] != left:
         yield f"{where}: the hands left are not those the moves leave"
-    scores = list(replay.scores())
+    scores = list(absent_scores(replay.scores(), start.seated))
     if _get(data, "scores", list, where) != scores:
         yield f"{where}: scores {data['scores']}, the hands left give {scores}"
 

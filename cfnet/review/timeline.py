@@ -82,9 +82,16 @@ class Timeline:
         if public is None:
             return
         replica = self._replica
-        if replica is None or replica.round_number != public.round_number:
+        if replica is None or (replica.round_number, replica.seated) != (
+            public.round_number,
+            public.seated,
+        ):
             replica = PublicRound(
-                self.table.players, public.round_number, public.starter, self.table.options
+                self.table.players,
+                public.round_number,
+                public.starter,
+                self.table.options,
+                seated=public.seated,
             )
             self._replica = replica
             self._add(replica, None, None)
@@ -110,15 +117,23 @@ class Timeline:
         """The index in `positions` of each round's start."""
         return [i for i, p in enumerate(self.positions) if p.index == 0]
 
+    def scored(self, position: Position) -> RoundScored | None:
+        """The audit of `position`'s round, if that round is revealed (None otherwise, and for
+        a deal abandoned when a seat left: only the deal played to its end is revealed)."""
+        scored = self.revealed.get(position.round_number)
+        if scored is None or scored.seated != position.public.seated:
+            return None
+        return scored
+
     def hands(self, position: Position) -> tuple[tuple[Tile, ...], ...] | None:
         """Every hand at `position`, if its round is revealed (None otherwise)."""
-        if position.round_number not in self.revealed:
+        if self.scored(position) is None:
             return None
         return self._replayed(position.round_number)[0][position.index]
 
     def drawn(self, position: Position) -> Tile | None:
         """The tile the draw that led to `position` gave, if its round is revealed."""
-        if position.round_number not in self.revealed or not isinstance(position.move, Draw):
+        if self.scored(position) is None or not isinstance(position.move, Draw):
             return None
         return self._replayed(position.round_number)[1][position.index - 1]
 
@@ -144,6 +159,7 @@ class Timeline:
                 scored.dealt,
                 scored.yard,
                 self.table.options,
+                scored.seated,
             )
             hands = [tuple(tuple(h) for h in replay.hands)]
             drawn: list[Tile | None] = []

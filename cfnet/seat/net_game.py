@@ -39,6 +39,7 @@ from cfnet.protocol.events import (
     MoveMade,
     RoundScored,
     RoundStarted,
+    SeatLeft,
     Superseded,
     drain,
 )
@@ -98,6 +99,7 @@ class NetGame:
         self._waits = Waits(table, self.mesh, min(5.0, table.timeout / 3), time.monotonic())
         self._task: asyncio.Task[int] | None = None
         self.result: GameOver | GameAborted | None = None
+        self.departure: SeatLeft | None = None  # the local seat left: the game goes on
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
 
@@ -158,8 +160,8 @@ class NetGame:
     @property
     def resigned(self) -> bool:
         """The game ended with the local seat's own resignation."""
-        aborted = self.table.aborted
-        return aborted is not None and aborted.code == RESIGN and aborted.seat == self.table.me
+        left = self.table.aborted or (None if self.departure is None else self.departure.fault)
+        return left is not None and left.code == RESIGN and left.seat == self.table.me
 
     def resign(self) -> bool:
         if self.table.finished:
@@ -203,10 +205,10 @@ class NetGame:
         valid game, 3: the game ended with an abort, 1: a local failure)."""
         judge = False
         try:
-            while not self.table.finished and self._fatal is None:
+            while not self._stopped():
                 self._wake.clear()
                 self._pump(timeouts=judge)
-                if self.table.finished:
+                if self._stopped():
                     break
                 wakeup = self._next_wakeup()
                 timeout = None if wakeup is None else max(0.0, wakeup - time.monotonic())
@@ -220,13 +222,17 @@ class NetGame:
                     late = wakeup is not None and time.monotonic() - wakeup > LATE
                     await asyncio.sleep(CATCH_UP if late else GRACE)
                     judge = True
-            if self._fatal is None:
+            if self._fatal is None and not self.table.departed:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
             if self.watchers is not None:
                 await self.watchers.finish()
             await self.mesh.close()
         return self._finish()
+
+    def _stopped(self) -> bool:
+        """The game is over for this seat: it ended, this seat left it, or this peer failed."""
+        return self.table.finished or self.table.departed or self._fatal is not None
 
     def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
@@ -320,6 +326,13 @@ class NetGame:
                 if fault.code != RESIGN:
                     text += f" ({fault.code}); abort signed by {self._who(event.by)}"
                 self.result = GameAborted(text)
+            elif isinstance(event, SeatLeft):
+                text = event.describe([self._who(s) for s in range(self.table.players)])
+                if event.fault.seat == self.table.me:
+                    self.departure = event
+                    self.result = GameAborted(f"you left the game: {text}")
+                else:
+                    self._emit(Notice(text))
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameAborted):  # a departure; the result stands
                     why = result_after_departure(self.table.game)
@@ -352,7 +365,7 @@ class NetGame:
         until = time.monotonic() + min(MAX_LINGER, float(self.table.timeout))
         announced: tuple[int, bytes] | None = None
         while time.monotonic() < until and self._fatal is None:
-            peers = set(self._keys) - {self.identity.public}
+            peers = {self._keys[s] for s in self.table.rounds.seated} - {self.identity.public}
             aborted = self.table.aborted
             if aborted is not None and aborted.code != TIMEOUT:
                 peers.discard(self._keys[aborted.seat])

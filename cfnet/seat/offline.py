@@ -156,6 +156,7 @@ class OfflineSession:
                 self._game.totals,
                 public.end_reason,
                 public.went_out,
+                public.seated,
             )
         )
         if self._game.is_over:

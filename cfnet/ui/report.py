@@ -23,6 +23,10 @@ def scored_lines(scored: RoundScored, names: Sequence[str], table: Table) -> lis
     end = describe_end(scored.end_reason, scored.went_out, names)
     lines = [f"-- round {scored.round_number} over: {end}; hands as revealed:"]
     for seat, (dealt, left) in enumerate(zip(scored.dealt, scored.left, strict=True)):
+        if seat not in scored.seated:
+            points = count(scored.scores[seat], "point")
+            lines.append(f"{names[seat]} sat this round out: {points}, the highest score")
+            continue
         lines.append(f"{names[seat]} was dealt {render_hand(dealt)}")
         lines.append(f"   and kept {render_hand(left)}: {count(scored.scores[seat], 'point')}")
     return lines + score_lines(table.game, [seat.name for seat in table.seats])
@@ -53,11 +57,12 @@ def verify_report(verdict: Verdict) -> list[str]:
         + ", ".join(named(s) for s in range(len(names))),
         f"rules: {table.options.describe()}; {verdict.entries} entries",
     ]
+    lines += [f"departure: {departure}" for departure in verdict.departures]
     for scored in verdict.rounds:
         end = describe_end(scored.end_reason, scored.went_out, names)
         lines.append(f"round {scored.round_number}: {end}")
     if verdict.rounds:
-        rows = [(scored.round_number, scored.scores) for scored in verdict.rounds]
+        rows = [(s.round_number, s.scores, s.seated) for s in verdict.rounds]
         lines += score_table(names, rows, table.game.totals)
     if verdict.finished:
         game = table.game

@@ -212,10 +212,10 @@ class Viewer:
             return [[("", "No round has been dealt yet.")]]
         lines = [*self._hand_lines(position), []] if self.show_hands else []
         lines += board_lines(position.public)
-        scored = self.timeline.revealed.get(position.round_number)
+        scored = self.timeline.scored(position)
         if position.public.is_over and scored is not None:
             games = [r for r in self.timeline.rounds if r.round_number <= position.round_number]
-            rows = [(r.round_number, r.scores) for r in games]
+            rows = [(r.round_number, r.scores, r.seated) for r in games]
             lines.append([])
             lines += [[("", row)] for row in score_table(self.timeline.names, rows, scored.totals)]
             lines.append([("class:title", "Hands as revealed (kept at the end):")])
@@ -234,7 +234,7 @@ class Viewer:
         names = self.timeline.names
         if public.end_reason is not None:
             end = describe_end(public.end_reason, public.went_out, names)
-            hidden = position.round_number not in self.timeline.revealed
+            hidden = self.timeline.scored(position) is None
             more = " The hands are not revealed yet." if hidden else ""
             text = f"Round {position.round_number} over: {end}.{more}"
         else:

@@ -44,7 +44,13 @@ def drawn_tiles(scored: RoundScored, players: int, options: RuleOptions) -> list
     from cfnet.game.round import Round
 
     replayed = Round(
-        players, scored.round_number, scored.starter, scored.dealt, scored.yard, options
+        players,
+        scored.round_number,
+        scored.starter,
+        scored.dealt,
+        scored.yard,
+        options,
+        scored.seated,
     )
     tiles = []
     for move in scored.moves:
@@ -133,6 +139,7 @@ def _replay(args: argparse.Namespace) -> int:
         MoveMade,
         RoundScored,
         RoundStarted,
+        SeatLeft,
         drain,
     )
     from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
@@ -223,6 +230,9 @@ def _replay(args: argparse.Namespace) -> int:
                         flush(None)
                         fault = event.fault
                         print(f"entry {entry.seq}: seat {fault.seat} {fault.detail}")
+                    elif isinstance(event, SeatLeft):
+                        flush(None)
+                        print(event.describe(names))
                     elif isinstance(event, Aborted):
                         flush(None)
                         fault = event.fault

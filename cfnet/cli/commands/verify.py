@@ -79,6 +79,7 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
             "totals": list(scored.totals),
             "end": scored.end_reason.value,
             "went_out": scored.went_out,
+            "seated": list(scored.seated),
         }
         for scored in verdict.rounds
     ]
@@ -100,4 +101,5 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "due": verdict.due,
         "after": verdict.after or None,
         "note": verdict.note or None,
+        "departures": verdict.departures,
     }
