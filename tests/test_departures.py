@@ -16,14 +16,15 @@ import pytest
 from cheaters import Cheater, assert_caught, run
 
 from cfnet.cli.main import main
-from cfnet.errors import LocalProtocolError
+from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.moves import Draw
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Aborted, GameOver, SeatLeft
+from cfnet.protocol.events import Aborted, GameOver, SeatLeft, SeatReturned
 from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, start_tables
 from cfnet.protocol.verify import verify_entries
 from cfnet.protocol.wire import BAD_ENTRY, EQUIVOCATION, OUT_OF_TURN, RESIGN
+from cfnet.record.entry import sign_entry
 from cfnet.record.logfile import write_log
 
 
@@ -374,3 +375,147 @@ def test_a_table_of_an_unknown_version_is_named_so() -> None:
     forged = sign_entry(local.identity, genesis.table_id, 0, GENESIS_PREV, 0, "table", body)
     with pytest.raises(PeerProtocolError, match="protocol version 4; this cfnet knows"):
         parse_genesis(forged.wire)
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_two_racing_timeout_claims_converge_on_the_smaller_whatever_the_order(
+    order: tuple[int, int],
+) -> None:
+    """Seat 3 stalls; seats 0 and 1 both sign a timeout claim for the same seq (one did not
+    hear the other in time). Every peer, whichever claim it takes first, ends up with the
+    bytewise smaller one and one chain, the game going on without seat 3."""
+    network = start_tables(4, 23, RuleOptions(rounds=1), timeout=60)
+    network.run(until=lambda: network.tables[0].due() == (3, frozenset({"shuffle_a"})))
+    network.tampers = {3: lambda entry: []}  # seat 3's entries reach nobody
+    tables = network.tables
+    late = network.now + 61
+    claims = []
+    for poster in (0, 1):
+        tables[poster].handle_timer(late)
+        local = tables[poster].local
+        assert local is not None
+        seq = len(tables[poster].entries)
+        body = {"blamed": 3, "code": "timeout", "detail": "stalled", "evidence": {"seq": seq}}
+        claims.append(local.sign(tables[0].table_id, seq, tables[poster].head, "abort", body))
+    smaller = min(claims, key=lambda e: e.wire)
+    for table in tables[:3]:
+        for i in order:
+            table.receive(claims[i].wire, late)
+    network.now = late
+    network.run()
+    for table in tables[:3]:
+        assert table.entries[smaller.seq].wire == smaller.wire
+        assert table.rounds.seated == (0, 1, 2) and table.over
+    assert len({tuple(e.wire for e in t.entries) for t in tables[:3]}) == 1
+
+
+def test_a_smaller_racing_claim_that_comes_late_replaces_the_deal_built_on_the_other() -> None:
+    """The larger claim is taken everywhere and the round is dealt again on it; then the
+    smaller one arrives: every peer drops what followed the larger, rebuilds the game from the
+    chain before it and deals again on the smaller: one chain, and the game finishes."""
+    network = start_tables(4, 24, RuleOptions(rounds=1), timeout=60)
+    network.run(until=lambda: network.tables[0].due() == (3, frozenset({"shuffle_a"})))
+    network.tampers = {3: lambda entry: []}
+    tables = network.tables
+    late = network.now + 61
+    claims = []
+    for poster in (0, 1):
+        local = tables[poster].local
+        assert local is not None
+        seq = len(tables[poster].entries)
+        body = {"blamed": 3, "code": "timeout", "detail": "stalled", "evidence": {"seq": seq}}
+        claims.append(local.sign(tables[0].table_id, seq, tables[poster].head, "abort", body))
+    larger, smaller = sorted(claims, key=lambda e: e.wire)[::-1]
+    for table in tables[:3]:
+        table.handle_timer(late)
+        table.receive(larger.wire, late)
+    network.now = late
+    network.run(until=lambda: len(tables[2].entries) > larger.seq + 3)
+    assert tables[2].entries[larger.seq].wire == larger.wire
+    for table in tables[:3]:
+        table.receive(smaller.wire, late)
+    network.run()
+    for table in tables[:3]:
+        assert table.entries[smaller.seq].wire == smaller.wire and table.over
+    assert len({tuple(e.wire for e in t.entries) for t in tables[:3]}) == 1
+    assert verify_entries(tables[0].entries).ok
+
+
+def _resigned_in_round_1(rounds: int = 3) -> tuple[Network, int]:
+    network = _table(rounds=rounds)
+    _in_turns(network)
+    due = network.tables[0].due()
+    assert due is not None
+    network.tables[due[0]].resign()
+    first = network.tables[0]
+    network.run(until=lambda: first.rounds.deal == 1 and bool(_moves(network)))  # re-dealt
+    return network, due[0]
+
+
+def test_a_seat_that_left_comes_back_from_the_next_round() -> None:
+    network, back = _resigned_in_round_1()
+    request = network.tables[back].return_request()
+    for table in network.tables:
+        if table.me != back:
+            table.receive(request.wire, network.now)
+    network.run()
+    for table in network.tables:
+        assert table.over and table.game.round_seated[0] != (0, 1, 2)
+        assert table.game.round_seated[1:] == [(0, 1, 2), (0, 1, 2)]
+    assert len({tuple(e.wire for e in t.entries) for t in network.tables}) == 1
+    carried = [e for e in network.tables[0].entries if e.kind == "certify" and "returns" in e.body]
+    assert carried and all(e.body["returns"] == [request.wire] for e in carried)
+    for seat_events in network.events:
+        (returned,) = [e for e in seat_events if isinstance(e, SeatReturned)]
+        assert (returned.seat, returned.round_number) == (back, 2)
+    verdict = verify_entries(network.tables[0].entries)
+    assert verdict.ok and f"seat {back} (bot{back}) is back: dealt in from round 2" in (
+        " ".join(verdict.departures)
+    )
+
+
+def test_a_return_request_that_is_not_valid_is_not_taken_and_not_carried() -> None:
+    network, back = _resigned_in_round_1()
+    gone = network.tables[back]
+    request = gone.return_request()
+    stayer = next(t for t in network.tables if t.me != back)
+    local = stayer.local
+    assert local is not None
+    forged = [
+        sign_entry(
+            gone.local.identity, request.table_id, request.seq, bytes(32), back, "return", {}
+        ),  # type: ignore[union-attr]
+        sign_entry(
+            gone.local.identity,
+            request.table_id,
+            request.seq,
+            request.prev,
+            back,
+            "return",
+            {"x": 1},
+        ),  # type: ignore[union-attr]
+        local.sign(request.table_id, request.seq, request.prev, "return", {}),  # a seat still in
+        request.wire[:-1] + bytes([request.wire[-1] ^ 1]),  # a bad signature
+    ]
+    for wire in (f if isinstance(f, bytes) else f.wire for f in forged):
+        with pytest.raises(PeerProtocolError):
+            stayer.receive(wire, network.now)
+    network.run()
+    assert stayer.game.round_seated[1:] == [tuple(s for s in range(3) if s != back)] * 2
+
+
+def test_a_certificate_carrying_a_forged_return_request_is_a_bad_entry() -> None:
+    """A seat cannot bring back (or invent) a seat by itself: every peer checks the requests
+    a certificate carries, and blames its author for one that is not a valid request."""
+
+    def carry_forged(
+        c: Cheater, kind: str, body: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
+        if kind != "certify":
+            return None
+        fake = c.table.local.sign(c.table.table_id, 1, bytes(32), "return", {})  # type: ignore[union-attr]
+        return kind, {**body, "returns": [fake.wire]}
+
+    network, cheater = run(3, 5, cheat=1, rewrite=carry_forged)
+    assert cheater is not None
+    assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at

@@ -94,6 +94,72 @@ def test_a_seat_timed_out_while_down_resumes_into_the_abort_not_a_game_of_its_ow
     assert "resumed: waiting for a peer to give us the chain" in bot.output()
 
 
+def test_a_seat_timed_out_while_down_resumes_into_the_game_the_others_finished_without_it(
+    tmp_path: Path,
+) -> None:
+    """3 seats, 1 round: one is killed and timed out; the other two deal the round again and
+    finish it. When it resumes it learns from them that it left (it plays nothing, blames
+    nobody): no round is left to deal it in, and it ends with their chain and their result."""
+    peers = table_peers(tmp_path, "lan-left", seats=3, rounds=1, timeout=8)
+    host, gone = peers[:2]
+    start_all(peers)
+    try:
+        wait_until(lambda: gone.log_size() > ROUND_BYTES // 4, what="round 1 under way")
+        gone.kill()  # SIGKILL: its seat is timed out once it is due
+        wait_until(lambda: ABORT in _kinds(host), timeout=60, what="the timeout claim")
+        gone.start([*RESUME, "--wait", "60"])
+        assert wait_all(peers) == [0, 0, 0], [p.output() for p in peers]
+    finally:
+        for peer in peers:
+            peer.kill()
+    entries = same_logs(peers)
+    seat = gone.meta().seat
+    claim = next(e for e in entries if e.kind == ABORT)
+    assert not any(e.seat == seat for e in entries[claim.seq :])
+    assert "you left the game: " in gone.output() and "is dealt again among" in gone.output()
+    verdict = cfnet_verify(host.log_path())
+    assert verdict.returncode == 0 and "departure: entry" in verdict.stdout, verdict.stdout
+
+
+def test_a_peer_killed_and_timed_out_resumes_later_and_is_dealt_in_again(tmp_path: Path) -> None:
+    """4 peers: one is killed in round 1 and timed out; the other 3 deal round 1 again and play
+    on. It resumes once a round has been scored without it: it asks to come back, is dealt in
+    from a later round, and the game finishes with all 4, with byte-identical, valid logs."""
+    peers = table_peers(tmp_path, "lan-back", rounds=4, timeout=8)
+    host, gone = peers[0], peers[3]
+    start_all(peers)
+    try:
+        wait_until(lambda: gone.log_size() > ROUND_BYTES // 4, what="round 1 under way")
+        gone.kill()  # SIGKILL: its seat is timed out once it is due
+        wait_until(lambda: ABORT in _kinds(host), timeout=60, what="the timeout claim")
+        wait_until(
+            lambda: _kinds(host).count("certify") >= 3, timeout=60, what="a round without it"
+        )
+        gone.start([*RESUME, "--wait", "60"])
+        assert wait_all(peers) == [0, 0, 0, 0], [p.output() for p in peers]
+    finally:
+        for peer in peers:
+            peer.kill()
+    entries = same_logs(peers)
+    seat = gone.meta().seat
+    back = re.search(rf"seat {seat} \(\S+\) is back: dealt in from round (\d)", gone.output())
+    assert back is not None and int(back[1]) in (3, 4), gone.output()
+    assert any(e.seat == seat and e.kind == "reveal" for e in entries)  # it played again
+    verdict = cfnet_verify(host.log_path())
+    assert verdict.returncode == 0, verdict.stdout
+    assert re.search(
+        r"^departure: entry \d+: .* round 1 is dealt again among", verdict.stdout, re.M
+    )
+    assert re.search(rf"^return: entry \d+: seat {seat} .* is back", verdict.stdout, re.M)
+
+
+def _kinds(peer: Peer) -> list[str]:
+    try:
+        return [entry.kind for entry in read_log(peer.log_path())]
+    except (ValueError, OSError):  # not written yet, or a record being appended
+        return []
+
+
 def test_a_resumed_seat_with_no_peer_posts_nothing_and_gives_up_after_its_wait(
     tmp_path: Path,
 ) -> None:

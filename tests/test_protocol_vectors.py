@@ -590,7 +590,9 @@ def test_in_a_file_any_seat_but_the_blamed_one_may_post_the_abort(poster: int) -
     body = {"blamed": 0, "code": "timeout", "detail": "late", "evidence": {"seq": 3}}
     verdict = verify_entries([*entries, _post(entries, poster, "abort", body)])
     (departure,) = verdict.departures  # a departure: seat 0 leaves, the round is dealt again
-    assert departure.startswith(f"entry 3: seat {poster} (bot{poster}) claims seat 0 (bot0) late")
+    assert departure.startswith(
+        f"departure: entry 3: seat {poster} (bot{poster}) claims seat 0 (bot0) late"
+    )
     assert verdict.blamed is None and verdict.due == 1  # seat 1 now shuffles first
 
 
@@ -620,3 +622,60 @@ def test_verify_applies_the_entry_size_limits() -> None:
     too_big = _verdict_with(1, "abort", {**junk, "evidence": {"entry": bytes(35000)}})
     assert (too_big.seq, too_big.blamed) == (8, None)
     assert "over 34816 bytes" in too_big.problem
+
+
+# ------------------------------------------------------------------- section 5: a re-deal
+
+REDEAL = ROOT / "tests" / "vectors" / "redeal-3p-seed21.cfnlog"
+
+
+def test_the_redeal_vector_is_what_section_5_says(tmp_path: Path) -> None:
+    data = REDEAL.read_bytes()
+    assert len(data) == 130591
+    assert hashlib.sha256(data).hexdigest() == (
+        "2f98838775c26b0b6c876cfe577d20f8b2c9894b613ce0b243e5ef38b0c57ea4"
+    )
+    entries = read_log(REDEAL)
+    assert len(entries) == 127 and entries[18].kind == "resign" and entries[18].seat == 1
+    assert entries[-1].hash.hex() == (
+        "0a020a031775e956bc697c2fa1b3e15c4699f1c44218f79ab7d8ddeeb4d9702a"
+    )
+    verdict = verify_entries(entries)
+    assert verdict.ok, verdict.problem
+    assert [list(r.scores) for r in verdict.rounds] == [[8, 8, 0], [0, 5, 5]]
+    assert [r.seated for r in verdict.rounds] == [(0, 2), (0, 2)]
+    assert [r.starter for r in verdict.rounds] == [0, 2]
+    assert verdict.departures == [
+        "departure: entry 18: seat 1 (bot1) resigned: round 1 is dealt again among seat 0 (bot0),"
+        " seat 2 (bot2)"
+    ]
+    # the re-deal's derivations take the round tag 1 + 65536, and seat 0's second seed
+    table_id, seed = entries[0].table_id, _shake("cfnet/v1/sim-entropy", 21, 0, 1, size=32)
+    ctx = table_id + (1 + 65536).to_bytes(4, "big") + (0).to_bytes(4, "big")
+    label = b"cfnet/v1/seed-commitment"
+    assert entries[19].kind == "shuffle_a" and entries[19].seat == 0
+    assert (
+        entries[19].body["seed_commitment"]
+        == hashlib.sha256(bytes([len(label)]) + label + ctx + seed).digest()
+    )
+    # and the log follows from the seeds and the players' moves
+    network = start_tables(3, 21, RuleOptions(rounds=2))
+    network.run(
+        until=lambda: len(network.tables[0].public.moves if network.tables[0].public else ()) >= 4
+    )
+    network.tables[1].resign()
+    network.run()
+    path = tmp_path / "redeal.cfnlog"
+    write_log(path, network.tables[0].entries)
+    assert path.read_bytes() == data
+
+
+def test_the_return_request_vector() -> None:
+    """4.6, "Returns": seat 1's request after its resign in the re-deal vector."""
+    entries = read_log(REDEAL)
+    resign = entries[18]
+    assert resign.hash.hex() == "7ffcb5289ee725c456c9877d4f2123176e50b6e1a61cb3e467e542778a3141ac"
+    request = sign_entry(sim_identity(21, 1), resign.table_id, 18, resign.hash, 1, "return", {})
+    assert len(request.wire) == 133
+    written = re.search(r"^ +return hash +([0-9a-f]{64})$", SPEC, re.M)
+    assert written is not None and request.hash.hex() == written[1]

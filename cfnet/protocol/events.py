@@ -117,6 +117,18 @@ class SeatLeft:
         return f"{why}: {goes_on_text(self.round_number, self.redealt, self.seated, names)}"
 
 
+@dataclass(frozen=True, slots=True)
+class SeatReturned:
+    """`seat`, which had left, is dealt in again from round `round_number`."""
+
+    seat: int
+    round_number: int
+
+    def describe(self, names: Sequence[str]) -> str:
+        """Who came back, in one line."""
+        return f"{seat_name(names, self.seat)} is back: dealt in from round {self.round_number}"
+
+
 Event = (
     Appended
     | Superseded
@@ -128,6 +140,7 @@ Event = (
     | FaultFound
     | Aborted
     | SeatLeft
+    | SeatReturned
 )
 
 

@@ -33,6 +33,7 @@ from cfnet.protocol.wire import (
     EQUIVOCATION,
     OUT_OF_TURN,
     RESIGN,
+    RETURN,
     TIMEOUT,
     Blame,
     BodyError,
@@ -80,7 +81,10 @@ class Referee:
         self.me = None if local is None else local.seat
         unproven = unproven_rounds if local is None else frozenset()
         self.chain = Chain([s.key for s in self.seats])
-        self.rounds = Rounds(self.table_id, entry.hash, self.options, self.players, local, unproven)
+        self.keys = tuple(seat.key for seat in self.seats)
+        self.rounds = Rounds(
+            self.table_id, entry.hash, self.options, self.players, local, unproven, self.keys
+        )
         self.fault: Fault | None = None
         self.fault_time = 0.0
         self.aborted: Fault | None = None
@@ -137,6 +141,8 @@ class Referee:
         limit = MAX_ABORT_ENTRY if entry.kind == ABORT else MAX_ORDINARY_ENTRY
         if len(wire) > limit:
             raise PeerProtocolError(f"entry {entry.seq} is over {limit} bytes")
+        if entry.kind == RETURN:
+            return self._return_request(entry)
         if self.aborted is not None:
             return self._earlier_abort(entry, now)
         if self.over:
@@ -156,6 +162,17 @@ class Referee:
                 except PeerProtocolError:
                     continue
         return events
+
+    def _return_request(self, entry: Entry) -> list[Event]:
+        """A seat that left asks to be dealt in again: held, to be carried in our next
+        certificate (PeerProtocolError if it is not a valid request now)."""
+        if self.finished or self.version < REDEAL_VERSION:
+            raise PeerProtocolError("a return request where no round is to come")
+        try:
+            self.rounds.returns.request(entry, self.rounds.seated)
+        except BodyError as error:
+            raise PeerProtocolError(error.reason) from None
+        return []
 
     def _after_end(self, entry: Entry, now: float) -> list[Event]:
         """After the last certificate only equivocation still counts: another signed entry of
@@ -196,6 +213,12 @@ class Referee:
         seq, length = entry.seq, len(self.entries)
         links = seq > 0 and entry.prev == self.entries[seq - 1].hash
         if entry.kind == ABORT and links:
+            if (
+                seq < length
+                and self.entries[seq].kind == ABORT
+                and entry.wire >= self.entries[seq].wire
+            ):
+                return []  # racing claims at one seq: the bytewise smallest stands everywhere
             return self._abort(entry, now)
         if seq < length:
             there = self.entries[seq]
@@ -324,6 +347,7 @@ class Referee:
             self.players,
             self.local,
             self.rounds.unproven_rounds,
+            self.keys,
             proofs=False,
         )
         audits: list[int] = []
@@ -331,7 +355,7 @@ class Referee:
         for entry in self.entries[1:seq]:
             if entry.kind in (RESIGN, ABORT):
                 seat = entry.seat if entry.kind == RESIGN else parse_abort(entry.body, n).seat
-                rounds.depart(seat)
+                rounds.depart(seat, entry.seq, entry.hash)
             elif any(isinstance(e, RoundScored) for e in rounds.apply(entry, lambda _: [])):
                 audits.append(entry.seq)
         rounds.check_proofs_from_now()
@@ -339,6 +363,8 @@ class Referee:
 
     def _resigned(self, entry: Entry) -> list[Event]:
         """The due seat's signed resignation (already appended): it leaves, blamed for nothing."""
+        if entry.seat == self.me:
+            self.resigning = False  # done: should it come back, it plays again
         return self._ended(Fault(entry.seat, RESIGN, "resigned", entry.seq), entry.seat, entry.seq)
 
     def _ended(self, claim: Fault, by: int, seq: int) -> list[Event]:
@@ -354,7 +380,7 @@ class Referee:
         goes_on = self.version >= REDEAL_VERSION and self.rounds.round is not None
         if departure and goes_on and left >= MIN_PLAYERS and scored < self.options.rounds:
             self.fault = None  # the stall it reported is over: the seat has left
-            events = self.rounds.depart(claim.seat)
+            events = self.rounds.depart(claim.seat, seq, self.entries[seq].hash)
             r = self.rounds.round
             assert r is not None
             left_at = SeatLeft(claim, by, r.number, r.seated, redealt=r.deal > 0)

@@ -13,19 +13,23 @@ from cfnet.game.moves import PASS, Draw, Move, Play
 from cfnet.game.round import Game
 from cfnet.game.rules import RuleOptions, hand_size
 from cfnet.protocol.audit import audit_round
-from cfnet.protocol.events import Event, GameOver, RoundScored
+from cfnet.protocol.events import Event, GameOver, RoundScored, SeatReturned
 from cfnet.protocol.local_seat import LocalSeat, SeatRound
+from cfnet.protocol.returns import Returns
 from cfnet.protocol.round_checks import RoundChecks, deal_tag
 from cfnet.protocol.schedule import Schedule, Step
 from cfnet.protocol.wire import (
     ACCEPT,
+    CERTIFY,
     DRAW,
     PLAY,
+    RETURNS,
     YARD_KEY,
     Blame,
     blame,
     check_body,
     is_b32,
+    request_list,
     round_body_spec,
 )
 from cfnet.protocol.wire import PASS as PASS_KIND
@@ -49,6 +53,7 @@ class Rounds:
         players: int,
         local: LocalSeat | None,
         unproven_rounds: frozenset[int],
+        keys: tuple[bytes, ...],
         proofs: bool = True,
     ) -> None:
         """`genesis`: the hash of the table entry each seat accepts; `unproven_rounds`: the
@@ -62,6 +67,7 @@ class Rounds:
         self.schedule = Schedule(players)
         self.seated = tuple(range(players))
         self.deal = 0
+        self.returns = Returns(table_id, keys)
         self.game = Game(players, options)
         self.round: RoundChecks | None = None
         self.seat: SeatRound | None = None
@@ -97,15 +103,20 @@ class Rounds:
                 raise blame(entry.seat, "accepted a different table entry", entry.seq)
             if self.schedule.count():
                 self.schedule.advance()
-                self._start_round()
+                return self._start_round()
             return []
         r = self.round
         assert r is not None
         spec = round_body_spec(entry.kind, self.players, r.hand, len(r.seated))
+        carries = entry.kind == CERTIFY and RETURNS in entry.body
+        if carries:
+            spec = {**spec, RETURNS: request_list(self.players)}
         check_body(entry.kind, entry.body, spec)
         if entry.body["round"] != r.number:
             raise blame(entry.seat, f"its entry is for round {entry.body['round']}", entry.seq)
         events = r.apply(entry)
+        if carries:
+            self.returns.carried(entry.body[RETURNS], self.seated)
         if self.schedule.step is Step.TURNS:
             draw, seat = r.draw, self.seat
             if (
@@ -136,7 +147,7 @@ class Rounds:
                 self.over = True
                 return [GameOver(self.game.totals, self.game.winners())]
             self.deal = 0
-            self._start_round()
+            return self._start_round()
         return []
 
     def _open(self, private: Private, opening: Callable[[SeatRound], list[Event]]) -> list[Event]:
@@ -188,20 +199,27 @@ class Rounds:
         if r is not None:
             r.check_proofs = r.tag not in self.unproven_rounds
 
-    def depart(self, seat: int) -> list[Event]:
+    def depart(self, seat: int, seq: int, entry_hash: bytes) -> list[Event]:
         """`seat` leaves and the game goes on among the others (RULES.md, "When a player
         leaves"): a round already scored stands and the next one starts without it; a round
         under way is abandoned and dealt again among them, with fresh secrets."""
         if self.schedule.step is Step.ACCEPT:
             raise LocalProtocolError("a departure before the first deal ends the game")
         self.seated = tuple(s for s in self.seated if s != seat)
+        self.returns.left(seat, seq, entry_hash)
         audited = self.schedule.step is Step.CERTIFY
         self.deal = 0 if audited else self.deal + 1
         self.seat, self.chosen = None, None
-        self._start_round()
-        return []
+        return self._start_round()
 
-    def _start_round(self) -> None:
+    def _start_round(self) -> list[Event]:
+        """Begin the next deal; a new round first deals in again the seats a certificate of
+        the round before brought back."""
+        events: list[Event] = []
+        if self.deal == 0:
+            back = self.returns.back()
+            self.seated = tuple(sorted({*self.seated, *back}))
+            events = [SeatReturned(seat, self.game.round_number) for seat in back]
         number = self.game.round_number
         me = None if self.local is None else self.local.seat
         self.round = RoundChecks.start(
@@ -219,6 +237,7 @@ class Rounds:
             seed = self.local.seed(self.round.tag)
             self.seat = SeatRound(self.round, self.local.seat, seed)
         self.schedule.next_round(self.seated)
+        return events
 
     # -- what the local seat posts
 
@@ -239,5 +258,7 @@ class Rounds:
         else:
             kind = next(iter(kinds))
         body = seat.body(kind, move)
+        if kind == CERTIFY and (carry := self.returns.to_carry(self.seated)):
+            body[RETURNS] = carry
         self.chosen = None
         return kind, body

@@ -20,7 +20,16 @@ from cfnet.game.round import Game, PlayerView
 from cfnet.protocol.referee import MAX_ABORT_ENTRY, MAX_ORDINARY_ENTRY, OFFLINE, Referee
 from cfnet.protocol.round_checks import RoundChecks
 from cfnet.protocol.schedule import Step
-from cfnet.protocol.wire import ABORT, EQUIVOCATION, RESIGN, TIMEOUT, TURN_KINDS, Blame, Fault
+from cfnet.protocol.wire import (
+    ABORT,
+    EQUIVOCATION,
+    RESIGN,
+    RETURN,
+    TIMEOUT,
+    TURN_KINDS,
+    Blame,
+    Fault,
+)
 from cfnet.record.entry import Entry
 
 __all__ = ["MAX_ABORT_ENTRY", "MAX_ORDINARY_ENTRY", "OFFLINE", "Table"]
@@ -87,6 +96,15 @@ class Table(Referee):
         """The local seat has left (resigned, or was timed out) and the game goes on without
         it: it posts nothing more."""
         return self.me is not None and self.me not in self.rounds.seated
+
+    def return_request(self) -> Entry:
+        """The local seat's signed request to be dealt in again from the next round (after it
+        left: resigned, or timed out); peers carry it in their next certificate."""
+        local = self.local
+        if local is None or not self.departed or self.finished:
+            raise LocalProtocolError("only a seat that has left a game still going on can return")
+        seq, entry_hash = self.rounds.returns.left_at[local.seat]
+        return local.sign(self.table_id, seq, entry_hash, RETURN, {})
 
     def view(self) -> PlayerView:
         """The local player's view of the current round."""

@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
-from cfnet.protocol.events import Aborted, FaultFound, GameOver, RoundScored, SeatLeft, drain
+from cfnet.protocol.events import (
+    Aborted,
+    FaultFound,
+    GameOver,
+    RoundScored,
+    SeatLeft,
+    SeatReturned,
+    drain,
+)
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.table import OFFLINE, Table
 from cfnet.protocol.wire import ABORT, RESIGN, REVEAL, TIMEOUT, Fault
@@ -48,7 +56,7 @@ class Verdict:
     due_kinds: tuple[str, ...] = ()
     after: str = ""
     note: str = ""  # a departure that left the result standing, in a valid finished game
-    departures: list[str] = field(default_factory=list)  # seats that left, the game going on
+    departures: list[str] = field(default_factory=list)  # "departure: ..." or "return: ..."
 
     @property
     def valid(self) -> bool:
@@ -121,9 +129,11 @@ class Judge:
                 self.reporting = True
             elif isinstance(event, Aborted):
                 self._aborted(event)
-            elif isinstance(event, SeatLeft):
+            elif isinstance(event, SeatLeft | SeatReturned):
                 names = [self._who(seat) for seat in range(table.players)]
-                self.verdict.departures.append(f"entry {entry.seq}: {event.describe(names)}")
+                what = "departure" if isinstance(event, SeatLeft) else "return"
+                line = f"{what}: entry {entry.seq}: {event.describe(names)}"
+                self.verdict.departures.append(line)
             elif isinstance(event, GameOver) and self.verdict.abort is not None:
                 self._result_stands()
         if table.entries[-1].wire != entry.wire and self.judging:

@@ -35,6 +35,10 @@ REVEAL = "reveal"
 CERTIFY = "certify"
 ABORT = "abort"
 RESIGN = "resign"
+RETURN = "return"
+"""A seat that left asks to be dealt in again: never a chain entry, carried in a `certify`."""
+RETURNS = "returns"
+"""The optional `certify` field carrying return requests."""
 TURN_KINDS = frozenset({PLAY, DRAW, PASS})
 
 # Fault codes: what an abort's evidence is (protocol.md, "Faults and aborts").
@@ -124,6 +128,11 @@ def round_body_spec(kind: str, players: int, hand: int, dealt_in: int) -> dict[s
         CERTIFY: {"head": is_b32, "scores": int_list(players), "totals": int_list(players)},
     }
     return {"round": is_int, **specs[kind]}
+
+
+def request_list(players: int) -> Check:
+    """A `returns` field: 1..players-1 return requests (bin each)."""
+    return lambda v: type(v) is list and 1 <= len(v) < players and all(type(w) is bytes for w in v)
 
 
 def check_body(kind: str, body: Mapping[str, Any], spec: Mapping[str, Check]) -> None:

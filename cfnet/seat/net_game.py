@@ -40,6 +40,7 @@ from cfnet.protocol.events import (
     RoundScored,
     RoundStarted,
     SeatLeft,
+    SeatReturned,
     Superseded,
     drain,
 )
@@ -100,6 +101,8 @@ class NetGame:
         self._task: asyncio.Task[int] | None = None
         self.result: GameOver | GameAborted | None = None
         self.departure: SeatLeft | None = None  # the local seat left: the game goes on
+        self._rejoin = False  # resumed: if it finds it has left, it asks to come back
+        self._asked: bytes | None = None  # the return request posted for this deal
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
 
@@ -192,6 +195,7 @@ class NetGame:
         """Post nothing (no move, no timeout claim) until a peer has told us its chain and we
         hold its head; give up after `seconds` (a resumed seat must not play on alone)."""
         self._waits.hold(seconds, time.monotonic())
+        self._rejoin = True
         self._emit(Notice("resumed: waiting for a peer to give us the chain as it stands now"))
 
     def replay(self, entries: Sequence[Entry]) -> None:
@@ -232,7 +236,8 @@ class NetGame:
 
     def _stopped(self) -> bool:
         """The game is over for this seat: it ended, this seat left it, or this peer failed."""
-        return self.table.finished or self.table.departed or self._fatal is not None
+        left = self.table.departed and not self._rejoin
+        return self.table.finished or left or self._fatal is not None
 
     def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
@@ -240,6 +245,8 @@ class NetGame:
         try:
             if self._waits.holding(time.monotonic()):
                 return
+            if table.departed and self._rejoin and not table.finished:
+                self._ask_to_return()
             if timeouts:
                 table.handle_timer(time.monotonic())
             while True:
@@ -256,6 +263,15 @@ class NetGame:
                     break
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
+
+    def _ask_to_return(self) -> None:
+        """Post the local seat's return request, once per deal: a seat still dealt in carries
+        it in its certificate, and this seat is dealt in again from the next round."""
+        request = self.table.return_request().wire
+        if request != self._asked:
+            self._asked = request
+            self.mesh.post(request)
+            self._emit(Notice("asking to be dealt in again when the next round starts"))
 
     def _deliver(self, wire: bytes, key: bytes) -> bool:
         """An entry from the mesh (never raises); whether to echo it. After the end only an
@@ -315,6 +331,8 @@ class NetGame:
             elif isinstance(event, Superseded):  # the abort that follows replaces the rest
                 self.store.truncate(event.seq)
             elif isinstance(event, RoundStarted | MoveMade | RoundScored):
+                if isinstance(event, RoundStarted):
+                    self._asked = None  # still out: ask again, should the request be lost
                 self._emit(event)
             elif isinstance(event, FaultFound):
                 fault = event.fault
@@ -328,11 +346,16 @@ class NetGame:
                 self.result = GameAborted(text)
             elif isinstance(event, SeatLeft):
                 text = event.describe([self._who(s) for s in range(self.table.players)])
-                if event.fault.seat == self.table.me:
+                if event.fault.seat != self.table.me:
+                    self._emit(Notice(text))
+                elif self._rejoin:  # back after a stop: it asks to come back
+                    self._emit(Notice(f"you left the game: {text}"))
+                else:
                     self.departure = event
                     self.result = GameAborted(f"you left the game: {text}")
-                else:
-                    self._emit(Notice(text))
+            elif isinstance(event, SeatReturned):
+                names = [self._who(s) for s in range(self.table.players)]
+                self._emit(Notice(event.describe(names)))
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameAborted):  # a departure; the result stands
                     why = result_after_departure(self.table.game)

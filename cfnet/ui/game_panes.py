@@ -186,7 +186,9 @@ class GamePanes:
         counts, points = "tiles  ", "points "
         for seat, name in enumerate(names):
             turn = view is not None and view.public.turn == seat and not view.public.is_over
-            count = view.public.hand_counts[seat] if view is not None else 0
+            count: int | str = view.public.hand_counts[seat] if view is not None else 0
+            if view is not None and seat not in view.public.seated:
+                count = "left"  # sits the round out
             mark = "▶" if turn else ""
             style = "class:status.turn" if turn else ("class:title" if seat == session.seat else "")
             heads.append(("", " " * (width - len(name) - len(mark))))

@@ -124,10 +124,8 @@ class LiveView:
         for seat, name in enumerate(self.names):
             mark = ">" if seat == public.turn and not public.is_over else " "
             mine = "  (this process's seat)" if seat == self.me else ""
-            rows.append(
-                f" {mark} {name:<6} {_tiles(public.hand_counts[seat])}   "
-                f"total {self.totals[seat]:>3}{mine}"
-            )
+            held = _tiles(public.hand_counts[seat]) if seat in public.seated else "left    "
+            rows.append(f" {mark} {name:<6} {held}   total {self.totals[seat]:>3}{mine}")
         board = render_board(public).splitlines()
         room = max(3, size.lines - 1 - len(rows) - RECENT)
         if len(board) > room:

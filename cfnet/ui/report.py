@@ -57,7 +57,7 @@ def verify_report(verdict: Verdict) -> list[str]:
         + ", ".join(named(s) for s in range(len(names))),
         f"rules: {table.options.describe()}; {verdict.entries} entries",
     ]
-    lines += [f"departure: {departure}" for departure in verdict.departures]
+    lines += verdict.departures
     for scored in verdict.rounds:
         end = describe_end(scored.end_reason, scored.went_out, names)
         lines.append(f"round {scored.round_number}: {end}")

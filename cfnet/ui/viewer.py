@@ -191,6 +191,8 @@ class Viewer:
         heads: Line = []
         for seat, name in enumerate(names):
             count = "" if position is None else f" {position.public.hand_counts[seat]}t"
+            if position is not None and seat not in position.public.seated:
+                count = " left"
             turn = position is not None and not position.public.is_over
             mine = turn and position is not None and position.public.turn == seat
             style = "class:status.turn" if mine else ""

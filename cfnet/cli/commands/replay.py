@@ -140,6 +140,7 @@ def _replay(args: argparse.Namespace) -> int:
         RoundScored,
         RoundStarted,
         SeatLeft,
+        SeatReturned,
         drain,
     )
     from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
@@ -230,7 +231,7 @@ def _replay(args: argparse.Namespace) -> int:
                         flush(None)
                         fault = event.fault
                         print(f"entry {entry.seq}: seat {fault.seat} {fault.detail}")
-                    elif isinstance(event, SeatLeft):
+                    elif isinstance(event, SeatLeft | SeatReturned):
                         flush(None)
                         print(event.describe(names))
                     elif isinstance(event, Aborted):
