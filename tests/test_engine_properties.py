@@ -21,7 +21,7 @@ from cfnet.game.moves import (
     move_to_plain,
     play,
 )
-from cfnet.game.round import Round
+from cfnet.game.round import Game, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, double
 
@@ -42,8 +42,9 @@ def dealt_rounds(draw: st.DrawFn) -> Round:
     round_number = draw(st.integers(1, options.rounds))
     centre = double(10 - round_number)
     deck = draw(st.permutations([t for t in ALL_TILES if t != centre]))
-    starter = draw(st.integers(0, players - 1))
-    return Round.deal(players, round_number, starter, deck, options)
+    seated = sorted(draw(st.sets(st.integers(0, players - 1), min_size=2)))  # after departures
+    starter = draw(st.sampled_from(seated))
+    return Round.deal(players, round_number, starter, deck, options, seated)
 
 
 def through_plain(data: object) -> object:
@@ -91,6 +92,7 @@ def test_random_rounds_keep_every_invariant(game_round: Round, rng: random.Rando
         game_round.public.round_number,
         game_round.public.starter,
         game_round.public.options,
+        seated=game_round.public.seated,
     )
     for _ in range(2000):
         check_conserved(game_round)
@@ -148,3 +150,25 @@ def test_plain_round_trip_mid_round(game_round: Round, rng: random.Random, steps
     copy = Round.from_plain(through_plain(game_round.to_plain()))
     assert copy == game_round and copy.public == game_round.public
     assert copy.to_plain() == game_round.to_plain()
+
+
+@settings(max_examples=100, deadline=None)
+@given(dealt_rounds(), st.integers(0, 2**32))
+def test_a_seat_not_dealt_in_never_moves_and_scores_the_highest(
+    game_round: Round, seed: int
+) -> None:
+    rng = random.Random(seed)
+    public = game_round.public
+    out = set(range(public.players)) - set(public.seated)
+    while not game_round.is_over:
+        assert public.turn not in out
+        game_round.apply(rng.choice(game_round.legal_moves()))
+    assert all(not game_round.hands[s] for s in out)
+    game = Game(public.players, public.options)
+    for _ in range(public.round_number - 1):
+        game.round_scores.append((0,) * public.players)
+        game.round_seated.append(tuple(range(public.players)))
+    scores = game.finish_round(game_round)
+    highest = max(scores[s] for s in public.seated)
+    assert all(scores[s] == highest for s in out)
+    assert game.round_seated[-1] == public.seated

@@ -54,8 +54,9 @@ def dealt_rounds(draw: st.DrawFn) -> Round:
     round_number = draw(st.integers(1, 10))
     centre = double(10 - round_number)
     deck = draw(st.permutations([t for t in ALL_TILES if t != centre]))
-    starter = draw(st.integers(0, players - 1))
-    return Round.deal(players, round_number, starter, deck, options)
+    seated = sorted(draw(st.sets(st.integers(0, players - 1), min_size=2)))  # after departures
+    starter = draw(st.sampled_from(seated))
+    return Round.deal(players, round_number, starter, deck, options, seated)
 
 
 def snapshot(state: FastRound) -> tuple[object, ...]:
@@ -98,7 +99,8 @@ def test_a_rollout_ends_the_round_with_every_tile_accounted_for(
     board = set(ALL_TILES) - set(held) - set(yard)
     assert fast.pips == [sum(t.has(n) for t in board) for n in range(10)]
     assert scores == fast.scores()
-    assert (fast.went_out >= 0) == (min(h.bit_count() for h in fast.hands) == 0)
+    seated = game_round.public.seated
+    assert (fast.went_out >= 0) == (min(fast.hands[s].bit_count() for s in seated) == 0)
 
 
 def test_tile_masks_round_trip() -> None:

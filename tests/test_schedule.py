@@ -43,7 +43,11 @@ def test_the_schedule_is_the_table_of_protocol_md() -> None:
             assert phase.first is None and kinds == phase.kinds, name
         else:
             assert phase.first is not None
-            assert seats.startswith(f"{phase.first}, {phase.first + 1}, ..., N-1"), name
+            first = phase.first
+            if step is Step.ACCEPT:  # every seat
+                assert seats.startswith(f"{first}, {first + 1}, ..., N-1"), name
+            else:  # the seats dealt in
+                assert seats.startswith(f"S_{first}, S_{first + 1}, ..., S_{{k-1}}"), name
             assert kinds == phase.kinds, name
     assert rows["after a `draw`"][1] >= YARD_KEYS
     order = list(ROWS.values())
@@ -74,3 +78,18 @@ def test_events_come_from_one_queue_in_order() -> None:
     assert [e.entry for e in events if isinstance(e, Appended)] == entries
     kinds = [type(e) for e in events if not isinstance(e, Appended)]
     assert kinds[0] is RoundStarted and kinds[-2:] == [RoundScored, GameOver]
+
+
+def test_a_round_among_fewer_seats_walks_only_them() -> None:
+    """After a departure the seats dealt in post in their order; the others are never due."""
+    schedule = Schedule(4)
+    for _ in range(3):
+        schedule.count()
+    schedule.advance()
+    schedule.next_round((0, 2, 3))
+    due = []
+    while True:
+        due.append(schedule.due()[0])
+        if schedule.count():
+            break
+    assert due == [0, 2, 3] and schedule.advance() is Step.SHUFFLE_B

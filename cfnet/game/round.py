@@ -262,12 +262,13 @@ class Round:
             "hands": [[t.index for t in hand] for hand in hands],
             "yard": [t.index for t in yard],
             "moves": [move_to_plain(m) for m in public.moves],
+            "seated": list(public.seated),
         }
 
     @classmethod
     def from_plain(cls, data: Any) -> Round:
         """The round `to_plain` described, replayed with every check (ValueError if invalid)."""
-        fields = {"players", "round", "starter", "options", "hands", "yard", "moves"}
+        fields = {"players", "round", "starter", "options", "hands", "yard", "moves", "seated"}
         _expect_dict(data, fields, "round")
         game_round = cls(
             _int(data["players"]),
@@ -276,6 +277,7 @@ class Round:
             [_tiles(hand) for hand in _list(data["hands"])],
             _tiles(data["yard"]),
             RuleOptions.from_plain(data["options"]),
+            [_int(seat) for seat in _list(data["seated"])],
         )
         for move in _list(data["moves"]):
             game_round.apply(move_from_plain(move))

@@ -33,6 +33,7 @@ from cfnet.seat.seating import (
 )
 
 BOT_EXIT_WAIT = 30.0  # after a finished game, how long computer players may take to finish
+BOT_FINISH_WAIT = 600.0  # after the person left, how long they may take to play the game out
 
 
 def run_host(config: HostConfig, make_front: MakeFront) -> int:
@@ -171,12 +172,13 @@ async def host(
 ) -> int:
     """Open the table, seat everyone (in the lobby screen for a person), play it. The computer
     players it starts end with it: after a finished game they finish too (waited for, up to
-    BOT_EXIT_WAIT); on any other way out (quit, leave, an error, a signal) they are stopped at
+    BOT_EXIT_WAIT); when the host's seat left a game that goes on, they play it out (up to
+    BOT_FINISH_WAIT); on any other way out (quit, leave, an error, a signal) they are stopped at
     once."""
     hosting = Hosting(
         config, options, home, identity, front, config.peer.interface or default_address()
     )
-    finished = over = False
+    finished = over = left = False
     try:
         try:
             await hosting.open()
@@ -197,11 +199,14 @@ async def host(
             leaving = asyncio.create_task(hosting.leave())  # while it starts
             code = await run_game(game, front)
             await leaving
-        finished, over = game.table.finished, game.table.over
+        finished, over, left = game.table.finished, game.table.over, game.table.departed
     finally:
         bots = hosting.bots
         fine = frozenset({0} if over else {0, NO_RESULT_EXIT})  # they saw the same end
-        problem = await asyncio.to_thread(bots.wait, BOT_EXIT_WAIT, fine) if finished else None
+        if left and bots.children:  # the game goes on without this seat: let them finish it
+            print("the computer players finish the game without you...", flush=True)
+        wait = BOT_FINISH_WAIT if left else BOT_EXIT_WAIT
+        problem = await asyncio.to_thread(bots.wait, wait, fine) if finished or left else None
         bots.stop()
     if problem is not None:
         print(f"cfnet host: {problem}", file=sys.stderr, flush=True)
