@@ -20,6 +20,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.moves import Draw
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import Aborted, GameOver, SeatLeft, SeatReturned
+from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, start_tables
 from cfnet.protocol.verify import verify_entries
@@ -519,3 +520,55 @@ def test_a_certificate_carrying_a_forged_return_request_is_a_bad_entry() -> None
     network, cheater = run(3, 5, cheat=1, rewrite=carry_forged)
     assert cheater is not None
     assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
+
+
+def test_a_false_pass_in_a_deal_abandoned_by_another_seat_is_still_caught() -> None:
+    """Seat 1 passes although the tile it just drew fits; before the round's audit another
+    seat resigns. The deal is abandoned, but the seats left reveal it first: their passes are
+    replayed on their own hands, and every peer and `verify` blame seat 1 for that pass."""
+
+    def pass_on_a_fitting_draw(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
+        public = c.table.public if c.table else None
+        if kind != "play" or public is None or not public.drawn_pending:
+            return None
+        return "pass", {"round": body["round"]}
+
+    def factory(identity: Any, seat: int, entropy: Any) -> LocalSeat:
+        if seat == 1:
+            return Cheater(identity, seat, entropy, pass_on_a_fitting_draw)
+        return LocalSeat(identity, seat, entropy)
+
+    network = start_tables(3, 1, RuleOptions(rounds=1), ("greedy",), factory, timeout=60)
+    cheater = network.tables[1].local
+    assert isinstance(cheater, Cheater)
+    cheater.table = network.tables[1]
+    network.run(until=lambda: cheater.cheated_at is not None)
+    due = network.tables[0].due()
+    assert due is not None and due[0] == 2 and network.tables[0].step is Step.TURNS
+    network.tables[2].resign()
+    network.run()
+    for table in network.tables:
+        assert table.aborted is not None
+        assert (table.aborted.code, table.aborted.seat) == (BAD_ENTRY, 1)
+        assert table.aborted.detail.startswith("passed holding ")
+    assert len({tuple(e.wire for e in t.entries) for t in network.tables}) == 1
+    verdict = verify_entries(network.tables[0].entries)
+    assert verdict.blamed == 1 and verdict.seq == cheater.cheated_at
+
+
+def test_the_seats_left_reveal_the_abandoned_deal_before_it_is_dealt_again() -> None:
+    network = _table()
+    _in_turns(network)
+    due = network.tables[0].due()
+    assert due is not None
+    network.tables[due[0]].resign()
+    network.run()
+    entries = network.tables[0].entries
+    resign = next(e for e in entries if e.kind == RESIGN)
+    stay = tuple(s for s in range(3) if s != due[0])
+    after = entries[resign.seq + 1 : resign.seq + 4]
+    assert [(e.kind, e.seat) for e in after] == [
+        ("reveal", stay[0]),
+        ("reveal", stay[1]),
+        ("shuffle_a", stay[0]),
+    ]

@@ -631,14 +631,15 @@ REDEAL = ROOT / "tests" / "vectors" / "redeal-3p-seed21.cfnlog"
 
 def test_the_redeal_vector_is_what_section_5_says(tmp_path: Path) -> None:
     data = REDEAL.read_bytes()
-    assert len(data) == 130591
+    assert len(data) == 130974
     assert hashlib.sha256(data).hexdigest() == (
-        "2f98838775c26b0b6c876cfe577d20f8b2c9894b613ce0b243e5ef38b0c57ea4"
+        "fcf29ff15639903d4041dd085f8251db23d9902d0b37eeeb4b479c2774d32904"
     )
     entries = read_log(REDEAL)
-    assert len(entries) == 127 and entries[18].kind == "resign" and entries[18].seat == 1
+    assert len(entries) == 129 and entries[18].kind == "resign" and entries[18].seat == 1
+    assert [(e.kind, e.seat) for e in entries[19:21]] == [("reveal", 0), ("reveal", 2)]
     assert entries[-1].hash.hex() == (
-        "0a020a031775e956bc697c2fa1b3e15c4699f1c44218f79ab7d8ddeeb4d9702a"
+        "f83c9701c4f23b1371ec76dc903fc292d1b3beb76dfa108ab19fdb1f651307f8"
     )
     verdict = verify_entries(entries)
     assert verdict.ok, verdict.problem
@@ -653,9 +654,9 @@ def test_the_redeal_vector_is_what_section_5_says(tmp_path: Path) -> None:
     table_id, seed = entries[0].table_id, _shake("cfnet/v1/sim-entropy", 21, 0, 1, size=32)
     ctx = table_id + (1 + 65536).to_bytes(4, "big") + (0).to_bytes(4, "big")
     label = b"cfnet/v1/seed-commitment"
-    assert entries[19].kind == "shuffle_a" and entries[19].seat == 0
+    assert entries[21].kind == "shuffle_a" and entries[21].seat == 0
     assert (
-        entries[19].body["seed_commitment"]
+        entries[21].body["seed_commitment"]
         == hashlib.sha256(bytes([len(label)]) + label + ctx + seed).digest()
     )
     # and the log follows from the seeds and the players' moves

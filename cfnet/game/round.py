@@ -267,8 +267,11 @@ class Round:
 
     @classmethod
     def from_plain(cls, data: Any) -> Round:
-        """The round `to_plain` described, replayed with every check (ValueError if invalid)."""
-        fields = {"players", "round", "starter", "options", "hands", "yard", "moves", "seated"}
+        """The round `to_plain` described, replayed with every check (ValueError if invalid);
+        without `seated` (written before departures existed), every seat was dealt in."""
+        fields = {"players", "round", "starter", "options", "hands", "yard", "moves"}
+        if isinstance(data, dict) and "seated" in data:
+            fields.add("seated")
         _expect_dict(data, fields, "round")
         game_round = cls(
             _int(data["players"]),
@@ -277,7 +280,7 @@ class Round:
             [_tiles(hand) for hand in _list(data["hands"])],
             _tiles(data["yard"]),
             RuleOptions.from_plain(data["options"]),
-            [_int(seat) for seat in _list(data["seated"])],
+            [_int(seat) for seat in _list(data["seated"])] if "seated" in fields else None,
         )
         for move in _list(data["moves"]):
             game_round.apply(move_from_plain(move))

@@ -28,6 +28,7 @@ from cfnet.protocol.events import (
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.rounds import Rounds
+from cfnet.protocol.schedule import Step
 from cfnet.protocol.wire import (
     ABORT,
     EQUIVOCATION,
@@ -215,7 +216,8 @@ class Referee:
         if entry.kind == ABORT and links:
             if (
                 seq < length
-                and self.entries[seq].kind == ABORT
+                and _is_timeout(self.entries[seq])
+                and _is_timeout(entry)
                 and entry.wire >= self.entries[seq].wire
             ):
                 return []  # racing claims at one seq: the bytewise smallest stands everywhere
@@ -335,7 +337,10 @@ class Referee:
                 self._rebuild(entry.seq)  # the game goes on from the cut, not from our head
         self._append(entry, now, due)
         events: list[Event] = [*superseded, Appended(entry)]
-        return events + self._ended(claim, entry.seat, entry.seq)
+        try:
+            return events + self._ended(claim, entry.seat, entry.seq)
+        except Blame as error:  # the audit of the deal it abandoned found a fault
+            return events + self._found(error.fault, now)
 
     def _rebuild(self, seq: int) -> None:
         """The game as the chain's entries before `seq` left it, replayed from the table entry
@@ -380,10 +385,10 @@ class Referee:
         goes_on = self.version >= REDEAL_VERSION and self.rounds.round is not None
         if departure and goes_on and left >= MIN_PLAYERS and scored < self.options.rounds:
             self.fault = None  # the stall it reported is over: the seat has left
+            redealt = self.rounds.schedule.step is not Step.CERTIFY
             events = self.rounds.depart(claim.seat, seq, self.entries[seq].hash)
-            r = self.rounds.round
-            assert r is not None
-            left_at = SeatLeft(claim, by, r.number, r.seated, redealt=r.deal > 0)
+            rounds = self.rounds
+            left_at = SeatLeft(claim, by, rounds.game.round_number, rounds.seated, redealt)
             return [left_at, *events]
         self.aborted, self.aborted_by = claim, by
         self.rounds.over = False
@@ -430,3 +435,9 @@ class Referee:
             return self._abort(entry, now)
         except PeerProtocolError:
             return []
+
+
+def _is_timeout(entry: Entry) -> bool:
+    """`entry` is an abort that claims a timeout (a departure, when it holds)."""
+    body = entry.body
+    return entry.kind == ABORT and isinstance(body, dict) and body.get("code") == TIMEOUT

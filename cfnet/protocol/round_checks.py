@@ -121,7 +121,7 @@ class RoundChecks:
     draw: PendingDraw | None = None
     moves: list[tuple[int, Move, int]] = field(default_factory=list)
     suspect: tuple[int, int] | None = None
-    seeds: list[bytes] = field(default_factory=list)
+    seeds: dict[int, bytes] = field(default_factory=dict)
     head: bytes = b""
     scores: tuple[int, ...] = ()
     totals: tuple[int, ...] = ()
@@ -172,6 +172,10 @@ class RoundChecks:
     def place(self, seat: int) -> int:
         """`seat`'s index among the seats dealt in."""
         return self.seated.index(seat)
+
+    def committed(self, seat: int) -> bool:
+        """`seat` has posted its `shuffle_a` (its seed commitment) in this deal."""
+        return self.place(seat) < len(self.a)
 
     @property
     def centre(self) -> Tile:
@@ -405,7 +409,7 @@ class RoundChecks:
             check_seed(body["seed"], commitment, self.table_id, self.tag, seat)
         except DeckError as error:
             raise blame(seat, error.reason, entry.seq) from None
-        self.seeds.append(body["seed"])
+        self.seeds[seat] = body["seed"]
         self.head = entry.hash
         return []
 

@@ -12,7 +12,7 @@ from cfnet.game.board import PublicRound
 from cfnet.game.moves import PASS, Draw, Move, Play
 from cfnet.game.round import Game
 from cfnet.game.rules import RuleOptions, hand_size
-from cfnet.protocol.audit import audit_round
+from cfnet.protocol.audit import audit_abandoned, audit_round
 from cfnet.protocol.events import Event, GameOver, RoundScored, SeatReturned
 from cfnet.protocol.local_seat import LocalSeat, SeatRound
 from cfnet.protocol.returns import Returns
@@ -67,6 +67,7 @@ class Rounds:
         self.schedule = Schedule(players)
         self.seated = tuple(range(players))
         self.deal = 0
+        self.abandoned = False  # a seat left mid-deal: the others reveal it, then it is dealt again
         self.returns = Returns(table_id, keys)
         self.game = Game(players, options)
         self.round: RoundChecks | None = None
@@ -135,6 +136,8 @@ class Rounds:
 
     def _complete(self, private: Private) -> list[Event]:
         """Every seat posted the current step: run what ends it and enter the next."""
+        if self.schedule.step is Step.REVEAL and self.abandoned:
+            return self._redeal()
         if self.schedule.step is Step.REVEAL:
             events = self._audit()
             self.schedule.advance()
@@ -207,9 +210,25 @@ class Rounds:
             raise LocalProtocolError("a departure before the first deal ends the game")
         self.seated = tuple(s for s in self.seated if s != seat)
         self.returns.left(seat, seq, entry_hash)
-        audited = self.schedule.step is Step.CERTIFY
-        self.deal = 0 if audited else self.deal + 1
-        self.seat, self.chosen = None, None
+        self.chosen = None
+        if self.schedule.step is Step.CERTIFY:  # the round was audited: its scores stand
+            self.deal = 0
+            return self._start_round()
+        r = self.round
+        assert r is not None
+        revealing = tuple(s for s in self.seated if r.committed(s) and s not in r.seeds)
+        self.abandoned = True
+        if not revealing:
+            return self._redeal()
+        self.schedule.reveal_abandoned(revealing)
+        return []
+
+    def _redeal(self) -> list[Event]:
+        """Audit the abandoned deal as far as its reveals allow, then deal the round again."""
+        assert self.round is not None
+        audit_abandoned(self.round)
+        self.abandoned = False
+        self.deal += 1
         return self._start_round()
 
     def _start_round(self) -> list[Event]:

@@ -106,6 +106,10 @@ class Schedule:
         self.step, self.posted = SCHEDULE[self.step].then, 0
         return self.step
 
+    def reveal_abandoned(self, revealing: tuple[int, ...]) -> None:
+        """A deal abandoned when a seat left: `revealing` post their reveals, in order."""
+        self.step, self.posted, self.order = Step.REVEAL, 0, revealing
+
     def next_round(self, seated: tuple[int, ...]) -> None:
         """Begin a round (or a deal of it) among `seated` at its first step."""
         self.step, self.posted, self.order = ROUND_START, 0, seated
