@@ -23,6 +23,7 @@ import nacl.bindings as sodium
 import nacl.exceptions
 
 from cfnet.deck.derive import (
+    GROUP_ORDER,
     REKEY_CHALLENGE,
     REKEY_NONCE,
     REKEY_STATEMENT,
@@ -98,29 +99,41 @@ def _lincomb(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
     return _sum([_mul(s, p) for s, p in zip(scalars, points, strict=True)])
 
 
+# Scalars mod L as Python ints: the same results as libsodium's crypto_core_ed25519_scalar_*
+# for the canonical scalars used here, without a call through the FFI for each.
+
+
+def _int(scalar: bytes) -> int:
+    return int.from_bytes(scalar, "little")
+
+
+def _scalar(value: int) -> bytes:
+    return (value % GROUP_ORDER).to_bytes(SCALAR_BYTES, "little")
+
+
 def _smul(a: bytes, b: bytes) -> bytes:
-    product: bytes = sodium.crypto_core_ed25519_scalar_mul(a, b)
-    return product
-
-
-def _sadd(a: bytes, b: bytes) -> bytes:
-    total: bytes = sodium.crypto_core_ed25519_scalar_add(a, b)
-    return total
+    return _scalar(_int(a) * _int(b))
 
 
 def _ssum(scalars: Sequence[bytes]) -> bytes:
-    total = scalars[0]
-    for scalar in scalars[1:]:
-        total = _sadd(total, scalar)
-    return total
+    return _scalar(sum(_int(scalar) for scalar in scalars))
 
 
 def _response(nonce: bytes, challenge: bytes, secret: bytes) -> bytes:
     """nonce + challenge * secret (mod L); never zero for an honest prover (probability 2^-252)."""
-    response = _sadd(nonce, _smul(challenge, secret))
+    response = _scalar(_int(nonce) + _int(challenge) * _int(secret))
     if not is_scalar(response):
         raise LocalProtocolError("a proof response is zero: draw another round seed")
     return response
+
+
+def _own_lincomb(scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
+    """sum(scalars[i] * points[i]) for a prover's own combination (terms with a zero scalar,
+    which libsodium refuses to multiply by, add nothing)."""
+    terms = [_mul(_scalar(s), p) for s, p in zip(scalars, points, strict=True) if s % GROUP_ORDER]
+    if not terms:
+        raise LocalProtocolError("every weight of a proof's combination is zero: draw another seed")
+    return _sum(terms)
 
 
 # -- proofs already checked in this process (the same bytes are not checked twice)
@@ -301,12 +314,16 @@ def prove_shuffle(
         chain.append(previous)
     w1, w2, w3, w4 = _take(nonces, 4)
     w_hat, w_prime = _take(nonces, n), _take(nonces, n)
-    x_bar = _lincomb(u, inputs)
+    # t[3] = sum(w'_i * outputs[i]) - w4 * sum(u_j * inputs[j]); with outputs[i] =
+    # masking_key * inputs[permutation[i]] that is one combination of the inputs:
+    # sum((masking_key * w'_went[j] - w4 * u_j) * inputs[j]), the same point.
+    m, w4_int = _int(masking_key), _int(w4)
+    t3_weights = [m * _int(w_prime[went[j]]) - w4_int * _int(u[j]) for j in range(n)]
     t = [
         _base(w1),
         _base(w2),
         _add(_base(w3), _lincomb(w_prime, hs)),
-        _sub(_lincomb(w_prime, outputs), _mul(w4, x_bar)),
+        _own_lincomb(t3_weights, inputs),
         _base(w4),
     ]
     t_hat = [_add(_base(w_hat[i]), _mul(w_prime[i], ([h, *chain])[i])) for i in range(n)]
@@ -422,9 +439,14 @@ def prove_rekey(
     e = _rekey_weights(statement, n)
     nonces = _nonces(seed, REKEY_NONCE, statement)
     a, b = next(nonces), _take(nonces, n)
-    y_hat = _lincomb(e, outputs)
     t_key = [_base(b[p]) for p in range(n)]
-    t_rel = _sub(_mul(a, y_hat), _lincomb([_smul(e[p], b[p]) for p in range(n)], inputs))
+    # t_rel = a * sum(e_p * outputs[p]) - sum(e_p * b_p * inputs[p]); with outputs[p] =
+    # (keys[p] / masking_key) * inputs[p] that is sum(e_p * (a * keys[p] / masking_key - b_p)
+    # * inputs[p]), the same point.
+    a_unmask = _int(a) * pow(_int(masking_key), -1, GROUP_ORDER)
+    t_rel = _own_lincomb(
+        [_int(e[p]) * (a_unmask * _int(keys[p]) - _int(b[p])) for p in range(n)], inputs
+    )
     c = _challenge(REKEY_CHALLENGE, statement, _base(a), *t_key, t_rel)
     return RekeyProof(
         c,
