@@ -99,6 +99,18 @@ def _lincomb(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
     return _sum([_mul(s, p) for s, p in zip(scalars, points, strict=True)])
 
 
+_IDENTITY = (1).to_bytes(POINT_BYTES, "little")
+_SCALARMULT_BITS = 2**255 - 1
+
+
+def _not_identity(point: bytes) -> bytes:
+    """`point`, refused as libsodium refuses to multiply the identity: a product folded into
+    a combination must fail where the product itself would have."""
+    if point == _IDENTITY:
+        raise ProofError("a point of the proof or its statement is not a valid group point")
+    return point
+
+
 # Scalars mod L as Python ints: the same results as libsodium's crypto_core_ed25519_scalar_*
 # for the canonical scalars used here, without a call through the FFI for each.
 
@@ -172,6 +184,18 @@ def _checked_scalars(items: Sequence[bytes]) -> None:
 
 
 # -- hashing: generators, statements, challenges, nonces
+
+
+@functools.cache
+def _generators(size: int) -> tuple[bytes, ...]:
+    """H_1..H_size."""
+    return tuple(generator(i + 1) for i in range(size))
+
+
+@functools.cache
+def _generator_sum(size: int) -> bytes:
+    """H_1 + ... + H_size (public constants: summed once per process)."""
+    return _sum(_generators(size))
 
 
 @functools.cache
@@ -298,7 +322,7 @@ def prove_shuffle(
     n = len(inputs)
     statement = _statement(SHUFFLE_STATEMENT, where, n, inputs, outputs, [mask])
     nonces = _nonces(seed, SHUFFLE_NONCE, statement)
-    h, hs = generator(0), [generator(i + 1) for i in range(n)]
+    h, hs = generator(0), _generators(n)
     went = [0] * n  # went[j]: the output position of input j
     for i, j in enumerate(permutation):
         went[j] = i
@@ -360,21 +384,26 @@ def check_shuffle(
     if digest in _proven:
         return
     statement = _statement(SHUFFLE_STATEMENT, where, n, inputs, outputs, [mask])
-    h, hs = generator(0), [generator(i + 1) for i in range(n)]
+    h, hs = generator(0), _generators(n)
     c, chain = proof.challenge, proof.chain
-    u = _weights(statement, proof.commitments)
-    c_bar = _sub(_sum(proof.commitments), _sum(hs))
-    u_product = u[0]
-    for weight in u[1:]:
-        u_product = _smul(u_product, weight)
-    c_hat = _sub(chain[-1], _mul(u_product, h))
-    c_tilde = _lincomb(u, proof.commitments)
-    x_bar = _lincomb(u, inputs)
+    u = [_int(weight) for weight in _weights(statement, proof.commitments)]
+    c_bar = _sub(_sum(proof.commitments), _generator_sum(n))
+    u_product = 1
+    for weight in u:
+        u_product = u_product * weight % GROUP_ORDER
+    c_hat = _sub(chain[-1], _mul(_scalar(u_product), h))
+    # c * c_tilde and s4 * x_bar (c_tilde = sum(u_i * C_i), x_bar = sum(u_i * inputs[i])) as
+    # one combination each, with c and s4 folded into the weights: the same points, the same
+    # points validated in the same order, and refused where c_tilde or x_bar is the identity
+    # (libsodium refuses to multiply it).
+    c_weight = _int(c) & _SCALARMULT_BITS  # the bits libsodium's noclamp multiplication uses
+    c_tilde_c = _lincomb([_scalar(c_weight * weight) for weight in u], proof.commitments)
+    x_bar_s4 = _lincomb([_scalar(_int(proof.s4) * weight) for weight in u], inputs)
     t = [
         _sub(_base(proof.s1), _mul(c, c_bar)),
         _sub(_base(proof.s2), _mul(c, c_hat)),
-        _sub(_add(_base(proof.s3), _lincomb(proof.s_prime, hs)), _mul(c, c_tilde)),
-        _sub(_lincomb(proof.s_prime, outputs), _mul(proof.s4, x_bar)),
+        _sub(_add(_base(proof.s3), _lincomb(proof.s_prime, hs)), _not_identity(c_tilde_c)),
+        _sub(_lincomb(proof.s_prime, outputs), _not_identity(x_bar_s4)),
         _sub(_base(proof.s4), _mul(c, mask)),
     ]
     previous = [h, *chain]
@@ -473,13 +502,16 @@ def check_rekey(
     if digest in _proven:
         return
     statement = _statement(REKEY_STATEMENT, where, n, inputs, outputs, [mask], key_points)
-    e = _rekey_weights(statement, n)
+    e = [_int(weight) for weight in _rekey_weights(statement, n)]
     c = proof.challenge
     t_mask = _sub(_base(proof.s_mask), _mul(c, mask))
     t_key = [_sub(_base(proof.s_keys[p]), _mul(c, key_points[p])) for p in range(n)]
-    y_hat = _lincomb(e, outputs)
-    weighted = [_smul(e[p], proof.s_keys[p]) for p in range(n)]
-    t_rel = _sub(_mul(proof.s_mask, y_hat), _lincomb(weighted, inputs))
+    # s_mask * y_hat (y_hat = sum(e_p * outputs[p])) as one combination, s_mask folded into
+    # the weights: the same point, refused where y_hat is the identity, as libsodium does.
+    s_mask = _int(proof.s_mask)
+    y_hat_s = _lincomb([_scalar(s_mask * e[p]) for p in range(n)], outputs)
+    weighted = [_scalar(e[p] * _int(proof.s_keys[p])) for p in range(n)]
+    t_rel = _sub(_not_identity(y_hat_s), _lincomb(weighted, inputs))
     if _challenge(REKEY_CHALLENGE, statement, t_mask, *t_key, t_rel) != c:
         raise ProofError("the rekey proof does not verify")
     _remember_proven(digest)
