@@ -17,6 +17,7 @@ import nacl.bindings as sodium
 import nacl.exceptions
 
 from cfnet.deck.derive import (
+    GROUP_ORDER,
     JOINT_DRAW,
     MASKING_KEY,
     NONCE_COMMITMENT,
@@ -258,14 +259,21 @@ def _mul(scalar: bytes, point: bytes, where: str) -> bytes:
     return result
 
 
+def _int(scalar: bytes) -> int:
+    return int.from_bytes(scalar, "little")
+
+
+def _scalar(value: int) -> bytes:
+    """value mod L as 32 bytes: what libsodium's scalar arithmetic gives, without the FFI."""
+    return (value % GROUP_ORDER).to_bytes(SCALAR_BYTES, "little")
+
+
 def _scalar_mul(a: bytes, b: bytes) -> bytes:
-    product: bytes = sodium.crypto_core_ed25519_scalar_mul(a, b)
-    return product
+    return _scalar(_int(a) * _int(b))
 
 
 def _invert(scalar: bytes) -> bytes:
-    inverse: bytes = sodium.crypto_core_ed25519_scalar_invert(scalar)
-    return inverse
+    return _scalar(pow(_int(scalar), -1, GROUP_ORDER))
 
 
 def _expect_size(deck: Sequence[bytes], size: int) -> None:
