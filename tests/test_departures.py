@@ -572,3 +572,24 @@ def test_the_seats_left_reveal_the_abandoned_deal_before_it_is_dealt_again() -> 
         ("reveal", stay[1]),
         ("shuffle_a", stay[0]),
     ]
+
+
+def test_a_late_entry_of_a_seat_timed_out_is_refused_and_blames_nobody() -> None:
+    """Seat 2 was slow, not gone: its entry for the seq where it was timed out arrives after
+    the claim. It proves nothing (it may have been signed before seat 2 learnt it had left):
+    every peer refuses it, nobody is blamed, and the game goes on without seat 2."""
+    network = start_tables(3, 25, RuleOptions(rounds=1), timeout=60)
+    network.run(until=lambda: network.tables[0].due() == (2, frozenset({"shuffle_a"})))
+    held: list[bytes] = []
+    network.tampers = {2: lambda entry: held.append(entry.wire) or []}
+    network.run(until=lambda: network.tables[0].rounds.deal == 1)  # dealt again without it
+    assert held  # seat 2 did post, but nobody got it in time
+    for table in network.tables[:2]:
+        assert table.fault is None and table.rounds.seated == (0, 1)
+        with pytest.raises(PeerProtocolError, match="has left the game"):
+            table.receive(held[0], network.now)
+        assert table.fault is None
+    network.run()
+    assert all(table.over for table in network.tables[:2])
+    verdict = verify_entries(network.tables[0].entries)
+    assert verdict.ok and verdict.blamed is None
