@@ -388,7 +388,7 @@ class NetGame:
         until = time.monotonic() + min(MAX_LINGER, float(self.table.timeout))
         announced: tuple[int, bytes] | None = None
         while time.monotonic() < until and self._fatal is None:
-            peers = {self._keys[s] for s in self.table.rounds.seated} - {self.identity.public}
+            peers = set(self._keys) - {self.identity.public}  # a seat that left may be back
             aborted = self.table.aborted
             if aborted is not None and aborted.code != TIMEOUT:
                 peers.discard(self._keys[aborted.seat])
