@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from lan_helpers import LOOPBACK, cfnet_verify, unique
+from lan_helpers import LOOPBACK, Peer, cfnet_verify, unique
 
 from cfnet.record.logfile import read_log
 from cfnet.seat.process import log_file
@@ -102,16 +102,19 @@ def test_a_person_hosts_and_plays_in_the_game_screen(tmp_path: Path) -> None:
     assert cfnet_verify(log).returncode == 0
 
 
-def test_a_person_who_quits_resigns_and_the_computer_players_play_on(tmp_path: Path) -> None:
-    """`quit`, `y` in the game screen: the host's seat posts a signed `resign` at its turn; its
-    two computer players go on at once (not after the 120 s deadline), deal the round again
-    between them and finish the game with the same log, of which the person's is the start;
-    `verify` reports the departure and blames nobody."""
-    home = tmp_path / "person"
+def test_a_person_who_quits_resigns_and_the_game_goes_on_for_the_others(tmp_path: Path) -> None:
+    """`quit`, `y` in the game screen, with another peer's player at the table: the host's seat
+    posts a signed `resign` at its turn; the computer player it started and the other peer go
+    on at once (not after the 120 s deadline), deal the round again between them and finish
+    the game with the same log, of which the person's is the start; `verify` reports the
+    departure and blames nobody."""
+    home, name = tmp_path / "person", unique("lan-resign")
     argv = [
-        "host", "--name", unique("lan-resign"), "--seats", "3", "--rule", "rounds=2",
-        "--bots", "2", "--interface", LOOPBACK, "--home", str(home), "--player", "Person",
+        "host", "--name", name, "--seats", "3", "--rule", "rounds=2", "--bots", "1",
+        "--interface", LOOPBACK, "--home", str(home), "--player", "Person",
     ]  # fmt: skip
+    other = Peer(tmp_path / "other", ["bot", "--table", name, "--interface", LOOPBACK])
+    other.start()
 
     def quits_after_a_few_moves(seen: bytes, typed: int) -> bytes:
         if b"Your turn" not in seen:
@@ -120,19 +123,23 @@ def test_a_person_who_quits_resigns_and_the_computer_players_play_on(tmp_path: P
             return b"1\r"
         return b"quit\r" if typed == 6 else b"y\r" if typed == 7 else b""
 
-    code, screen = _play_on_a_terminal(argv, timeout=100, typist=quits_after_a_few_moves)
-    assert code == 0, screen[-3000:]
+    try:
+        code, screen = _play_on_a_terminal(argv, timeout=100, typist=quits_after_a_few_moves)
+        assert code == 0, screen[-3000:]
+        assert other.wait() == 0, other.output()
+    finally:
+        other.kill()
     assert "Leaving: your resignation is signed" in screen
     assert "the computer players finish the game without you" in screen
     (log,) = home.glob("tables/*/table.cflog")
-    bots = sorted(home.glob("bots/bot*/tables/*/table.cflog"))
-    assert len(bots) == 2 and bots[0].read_bytes() == bots[1].read_bytes()
-    mine, theirs = read_log(log), read_log(bots[0])
+    (bot,) = home.glob("bots/bot*/tables/*/table.cflog")
+    assert bot.read_bytes() == other.log_path().read_bytes()
+    mine, theirs = read_log(log), read_log(bot)
     resign = next(e for e in theirs if e.kind == "resign")
     assert resign.seat == 0 and [e.wire for e in mine] == [e.wire for e in theirs[: len(mine)]]
     assert len(mine) > resign.seq  # the person's log holds its resignation
-    verdict = cfnet_verify(bots[0])
-    assert verdict.returncode == 0, verdict.stdout  # the game the computers finished
+    verdict = cfnet_verify(bot)
+    assert verdict.returncode == 0, verdict.stdout  # the game the others finished
     assert re.search(
         rf"^departure: entry {resign.seq}: seat 0 \(Person\) resigned: round \d is dealt again",
         verdict.stdout,

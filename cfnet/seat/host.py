@@ -173,8 +173,8 @@ async def host(
     """Open the table, seat everyone (in the lobby screen for a person), play it. The computer
     players it starts end with it: after a finished game they finish too (waited for, up to
     BOT_EXIT_WAIT); when the host's seat left a game that goes on, they play it out (up to
-    BOT_FINISH_WAIT); on any other way out (quit, leave, an error, a signal) they are stopped at
-    once."""
+    BOT_FINISH_WAIT) if another peer's player is still seated; on any other way out (quit,
+    leave, an error, a signal, a game left only to them) they are stopped at once."""
     hosting = Hosting(
         config, options, home, identity, front, config.peer.interface or default_address()
     )
@@ -199,11 +199,12 @@ async def host(
             leaving = asyncio.create_task(hosting.leave())  # while it starts
             code = await run_game(game, front)
             await leaving
-        finished, over, left = game.table.finished, game.table.over, game.table.departed
+        finished, over = game.table.finished, game.table.over
+        left = game.table.departed and _others_play_on(game, hosting)
     finally:
         bots = hosting.bots
         fine = frozenset({0} if over else {0, NO_RESULT_EXIT})  # they saw the same end
-        if left and bots.children:  # the game goes on without this seat: let them finish it
+        if left and bots.children:  # someone else's game goes on: they play their seats out
             print("the computer players finish the game without you...", flush=True)
         wait = BOT_FINISH_WAIT if left else BOT_EXIT_WAIT
         problem = await asyncio.to_thread(bots.wait, wait, fine) if finished or left else None
@@ -212,3 +213,11 @@ async def host(
         print(f"cfnet host: {problem}", file=sys.stderr, flush=True)
         return code or 1
     return code
+
+
+def _others_play_on(game: NetGame, hosting: Hosting) -> bool:
+    """A seat still dealt in belongs to another peer's player (not this host, not one of the
+    computer players it started): the game it left goes on for someone."""
+    ours = {hosting.lobby.identity.public, *hosting.bot_keys}
+    table = game.table
+    return any(table.keys[seat] not in ours for seat in table.rounds.seated)
