@@ -125,7 +125,8 @@ def test_a_peer_killed_and_timed_out_resumes_later_and_is_dealt_in_again(tmp_pat
     """4 peers: one is killed in round 1 and timed out; the other 3 deal round 1 again and play
     on. It resumes once a round has been scored without it: it asks to come back, is dealt in
     from a later round, and the game finishes with all 4, with byte-identical, valid logs."""
-    peers = table_peers(tmp_path, "lan-back", rounds=4, timeout=8)
+    peers = table_peers(tmp_path, "lan-back", rounds=6, timeout=8)  # rounds to spare: a
+    # resume on a loaded machine may take two rounds to find its peers and the chain
     host, gone = peers[0], peers[3]
     start_all(peers)
     try:
@@ -143,7 +144,7 @@ def test_a_peer_killed_and_timed_out_resumes_later_and_is_dealt_in_again(tmp_pat
     entries = same_logs(peers)
     seat = gone.meta().seat
     back = re.search(rf"seat {seat} \(\S+\) is back: dealt in from round (\d)", gone.output())
-    assert back is not None and int(back[1]) in (3, 4), gone.output()
+    assert back is not None and 3 <= int(back[1]) <= 6, gone.output()
     assert any(e.seat == seat and e.kind == "reveal" for e in entries)  # it played again
     verdict = cfnet_verify(host.log_path())
     assert verdict.returncode == 0, verdict.stdout
