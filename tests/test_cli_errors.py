@@ -209,6 +209,9 @@ def test_ctrl_c_is_one_line_and_exits_130(files: Files) -> None:
         assert join.stdout is not None
         assert "looking for table" in join.stdout.readline()  # it is under way
         join.send_signal(signal.SIGINT)
-        out, err = join.communicate(timeout=120)
+        try:
+            out, err = join.communicate(timeout=120)
+        finally:
+            join.kill()  # never left behind, should it ignore the signal
     result = subprocess.CompletedProcess(join.args, join.returncode, out, err)
     assert_one_line(result, 130, "interrupted")
