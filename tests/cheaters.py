@@ -12,7 +12,7 @@ from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
 from cfnet.protocol.verify import verify_entries
-from cfnet.protocol.wire import TIMEOUT
+from cfnet.protocol.wire import TIMEOUT, Fault
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import Entry, sign_entry
 from cfnet.record.identity import Identity
@@ -78,31 +78,45 @@ def run(
 
 
 def assert_caught(network: Network, cheat: int, code: str | None = None) -> int:
-    """Every honest seat ended with an abort naming `cheat`, never blamed an honest seat, holds
-    the same log, and `verify` on that log names `cheat` (to blame, or in the timeout claim it
-    reports). Returns the fault's entry seq."""
+    """Every honest seat named `cheat` for one fault: it removed it for cheating (the game then
+    went on without it, or its result stood, `cheat` disqualified), or, when that left no game
+    to play, ended with an abort naming it (a `timeout` claim: a departure). No honest seat
+    blamed an honest seat, all hold the same log, and `verify` on it names `cheat` (removed, to
+    blame, or in the timeout claim it reports). Returns the fault's entry seq."""
     honest = [t for t in network.tables if t.me != cheat]
-    for table in honest:
-        assert table.aborted is not None, f"seat {table.me} did not end with an abort"
-        assert table.aborted.seat == cheat, table.aborted
-        if code is not None:
-            assert table.aborted.code == code, table.aborted
-        assert table.aborted_by != cheat
+    faults: list[Fault] = []
     for table in honest:
         assert table.me is not None
-        for event in network.events[table.me]:
+        events = network.events[table.me]
+        left = [e.fault for e in events if isinstance(e, SeatLeft) and e.fault.seat == cheat]
+        ended = table.aborted if table.aborted is not None else None
+        fault = left[-1] if left else ended  # the last: an abort may supersede a resign
+        assert fault is not None, f"seat {table.me} neither removed seat {cheat} nor aborted"
+        assert fault.seat == cheat, fault
+        if code is not None:
+            assert fault.code == code, fault
+        faults.append(fault)
+        for event in events:
             if isinstance(event, FaultFound):
                 assert event.fault.seat == cheat, f"seat {table.me} blamed {event.fault}"
+        if left and fault.code != TIMEOUT:
+            assert table.finished and table.aborted is None, table.aborted
+            assert cheat in table.game.disqualified and cheat not in table.game.winners()
+    assert len({(f.code, f.seq) for f in faults}) == 1, faults
     assert len({b"".join(e.wire for e in t.entries) for t in honest}) == 1
     verdict = verify_entries(honest[0].entries)
-    assert not verdict.ok
-    fault = honest[0].aborted
-    assert fault is not None
-    if fault.code == "timeout":  # offline, only the poster's claim: nobody is proven at fault
-        assert verdict.blamed is None and verdict.claim is not None, verdict.problem
-        assert verdict.claim.seat == cheat, verdict.problem
+    fault = faults[0]
+    if fault.code == TIMEOUT:  # offline, only the poster's claim: nobody is proven at fault
+        assert verdict.blamed is None, verdict.problem
+        said = verdict.problem + " ".join(verdict.departures)
+        assert f"seat {cheat} (bot{cheat})" in said, said
+    elif cheat in verdict.removed:  # removed: the game's result stands without it
+        assert verdict.ok, verdict.problem
+        assert any("is removed and disqualified" in line for line in verdict.departures) or (
+            "is removed and disqualified" in verdict.note
+        ), (verdict.departures, verdict.note)
     else:
-        assert verdict.blamed == cheat, verdict.problem
+        assert not verdict.ok and verdict.blamed == cheat, verdict.problem
     return -1 if fault.seq is None else fault.seq
 
 

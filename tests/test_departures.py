@@ -18,6 +18,7 @@ from cheaters import Cheater, assert_caught, run
 from cfnet.cli.main import main
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.moves import Draw
+from cfnet.game.round import Game
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import Aborted, GameOver, SeatLeft, SeatReturned
 from cfnet.protocol.local_seat import LocalSeat
@@ -593,3 +594,88 @@ def test_a_late_entry_of_a_seat_timed_out_is_refused_and_blames_nobody() -> None
     assert all(table.over for table in network.tables[:2])
     verdict = verify_entries(network.tables[0].entries)
     assert verdict.ok and verdict.blamed is None
+
+
+def _plays_another_tile(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
+    return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
+
+
+def test_a_proven_cheater_is_removed_disqualified_and_can_never_come_back() -> None:
+    """4 seats, 2 rounds: seat 1 plays a tile it does not hold. It is removed at once, the
+    round is dealt again among the 3 others, who play the game out; seat 1 scores the highest
+    score of each round and is ranked last; its return request is refused by every peer, and
+    its own table will not even make one."""
+
+    def factory(identity: Any, seat: int, entropy: Any) -> LocalSeat:
+        if seat == 1:
+            return Cheater(identity, seat, entropy, _plays_another_tile)
+        return LocalSeat(identity, seat, entropy)
+
+    network = start_tables(4, 3, RuleOptions(rounds=2), ("greedy",), factory, timeout=60)
+    honest = [t for t in network.tables if t.me != 1]
+    network.run(until=lambda: all(1 not in t.rounds.seated for t in honest))
+    removed = network.tables[1]
+    assert removed.removed and removed.departed and not removed.finished
+    with pytest.raises(LocalProtocolError, match="removed for cheating"):
+        removed.return_request()
+    abort = next(e for e in honest[0].entries if e.kind == "abort")
+    assert removed.local is not None
+    request = removed.local.sign(abort.table_id, abort.seq, abort.prev, "return", {})
+    for table in honest:
+        with pytest.raises(PeerProtocolError, match="removed for cheating"):
+            table.receive(request.wire, network.now)
+    network.run()
+    cheater = removed.local
+    assert isinstance(cheater, Cheater) and cheater.cheated_at is not None
+    assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
+    for table in honest:
+        assert table.over and table.game.disqualified == {1}
+        assert table.game.round_seated == [(0, 2, 3), (0, 2, 3)]
+        assert 1 not in table.game.winners()
+
+
+def test_a_disqualified_seat_is_ranked_last_whatever_its_total() -> None:
+    game = Game(3, RuleOptions(rounds=1), [(30, 2, 10)], [(0, 2)], frozenset({1}))
+    assert game.winners() == (2,)
+    game.disqualify(2)  # a second cheater: only seat 0 is left to win
+    assert game.winners() == (0,)
+
+
+def test_a_cheat_found_by_the_audit_of_an_abandoned_deal_removes_its_author_too() -> None:
+    """4 seats: seat 1 passes although the tile it drew fits; then seat 3 resigns. The deal is
+    abandoned and revealed by the 3 left; its audit proves seat 1's false pass: seat 1 is
+    removed in turn, and seats 0 and 2 deal the round again and finish the game."""
+
+    def pass_on_a_fitting_draw(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
+        public = c.table.public if c.table else None
+        if kind != "play" or public is None or not public.drawn_pending:
+            return None
+        return "pass", {"round": body["round"]}
+
+    def factory(identity: Any, seat: int, entropy: Any) -> LocalSeat:
+        if seat == 1:
+            return Cheater(identity, seat, entropy, pass_on_a_fitting_draw)
+        return LocalSeat(identity, seat, entropy)
+
+    network = start_tables(4, 3, RuleOptions(rounds=1), ("greedy",), factory, timeout=60)
+    cheater = network.tables[1].local
+    assert isinstance(cheater, Cheater)
+    cheater.table = network.tables[1]
+    network.run(until=lambda: cheater.cheated_at is not None or network.tables[0].over)
+    assert cheater.cheated_at is not None  # seed 3: seat 1 draws a fitting tile in round 1
+    network.tables[3].resign()
+    network.run()
+    stayers = [network.tables[0], network.tables[2]]
+    for table in stayers:
+        assert table.over and table.aborted is None
+        assert table.game.disqualified == {1} and table.game.round_seated == [(0, 2)]
+        left = [e for e in network.events[table.me or 0] if isinstance(e, SeatLeft)]
+        assert [(e.fault.seat, e.fault.code) for e in left] == [(3, RESIGN), (1, BAD_ENTRY)]
+        assert left[1].fault.detail.startswith("passed holding ")
+    assert len({tuple(e.wire for e in t.entries) for t in stayers}) == 1
+    verdict = verify_entries(stayers[0].entries)
+    assert verdict.ok and verdict.removed == [1], verdict.problem
+    assert [line.split(": ", 2)[2][:40] for line in verdict.departures] == [
+        "seat 3 (bot3) resigned: round 1 is dealt",
+        "seat 1 (bot1) is removed and disqualifie",
+    ]

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from cheaters import Cheater, run
 
 from cfnet.cli.main import main
 from cfnet.disk.saved_games import saved_games
@@ -172,3 +174,26 @@ def test_a_two_seat_game_a_player_left_after_a_round_is_listed_with_its_result(
     assert main(["games", "--home", str(tmp_path)]) == 0
     (row,) = [line for line in capsys.readouterr().out.splitlines() if line[:4].isdigit()]
     assert f"1/3  {result}"[:30] in row  # the row fits 80 columns: the end may be cut
+
+
+def test_a_game_that_went_on_without_a_removed_cheater_is_listed_with_its_result(
+    tmp_path: Path,
+) -> None:
+    """3 seats, 2 rounds: seat 1 plays a tile it does not hold in round 1 and is removed; the
+    two others play both rounds. The list shows every round played, the winner among them by
+    the totals the log proves, and the cheater disqualified."""
+
+    def plays_another_tile(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
+        return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
+
+    network, _ = run(3, 6, 1, plays_another_tile, rounds=2)
+    table = network.tables[0]
+    assert table.over and table.game.disqualified == {1}
+    save(tmp_path, "caught", list(table.entries), 2, 1_764_500_000.0)
+    (saved,) = saved_games(tmp_path)
+    (winner,) = table.game.winners()
+    points = table.game.totals[winner]
+    assert (saved.rounds, saved.totals) == (2, table.game.totals)
+    assert saved.finished and saved.result() == (
+        f"won by bot{winner}, {points} point{'s' * (points != 1)} (bot1 disqualified)"
+    )

@@ -16,6 +16,7 @@ from typing import Any
 import nacl.bindings as sodium
 import nacl.exceptions
 import pytest
+from cheaters import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -669,6 +670,51 @@ def test_the_redeal_vector_is_what_section_5_says(tmp_path: Path) -> None:
     path = tmp_path / "redeal.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == data
+
+
+REMOVAL = ROOT / "tests" / "vectors" / "removal-3p-seed6.cfnlog"
+
+
+def test_the_removal_vector_is_what_section_5_says(tmp_path: Path) -> None:
+    """A seat proven to cheat is removed and disqualified; the two others play the game out."""
+    data = REMOVAL.read_bytes()
+    assert len(data) == 138167
+    assert hashlib.sha256(data).hexdigest() == (
+        "bc843d9f4017618f294fb8f0c58e7fc2b3175242266083ff645796ee54776af1"
+    )
+    entries = read_log(REMOVAL)
+    assert len(entries) == 170 and entries[-1].hash.hex() == (
+        "925abd26b7e16e33dab141fba27f73b1155fb3e88cd6e3abd24e81cc5f708886"
+    )
+    play, abort = entries[19], entries[20]
+    assert (play.kind, play.seat, play.body["tile"], play.body["position"]) == ("play", 1, 42, 27)
+    assert (abort.kind, abort.seat) == ("abort", 0) and abort.body == {
+        "blamed": 1,
+        "code": "bad-entry",
+        "detail": "played 7-5 but its position 27 holds 6-5",
+        "evidence": {"seq": 19},
+    }
+    assert [(e.kind, e.seat) for e in entries[21:24]] == [
+        ("reveal", 0),
+        ("reveal", 2),
+        ("shuffle_a", 0),
+    ]
+    verdict = verify_entries(entries)
+    assert verdict.ok and verdict.removed == [1], verdict.problem
+    assert [list(r.scores) for r in verdict.rounds] == [[43, 57, 57], [10, 10, 0]]
+    assert [r.seated for r in verdict.rounds] == [(0, 2), (0, 2)]
+    assert verdict.table is not None and verdict.table.game.totals == (53, 67, 57)
+    assert verdict.table.game.winners() == (0,)
+    # and the log follows from the seeds, the players' moves and seat 1's one false play
+    network, _ = run(3, 6, 1, _plays_the_next_tile, rounds=2)
+    path = tmp_path / "removal.cfnlog"
+    write_log(path, network.tables[0].entries)
+    assert path.read_bytes() == data
+
+
+def _plays_the_next_tile(c: Any, kind: str, body: dict[str, Any]) -> Any:
+    """Seat 1's cheat in the removal vector: its first play names tile id + 1 (mod 55)."""
+    return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
 
 
 def test_the_return_request_vector() -> None:

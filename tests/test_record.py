@@ -9,8 +9,10 @@ from typing import Any
 
 import jsonschema
 import pytest
+from cheaters import run
 
 from cfnet.cli.main import main
+from cfnet.record.logfile import write_log
 from cfnet.review.export import check_record
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "docs" / "record.schema.json").read_text())
@@ -105,8 +107,6 @@ def test_a_round_cut_short_keeps_its_secrets(tmp_path: Path) -> None:
     """A round that ends with an abort is never revealed: no hands, no yard, no drawn tile."""
     from cheaters import Cheater, run
 
-    from cfnet.record.logfile import write_log
-
     played: list[dict[str, Any]] = []
 
     def rewrite(c: Cheater, kind: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -131,3 +131,31 @@ def test_a_round_cut_short_keeps_its_secrets(tmp_path: Path) -> None:
     assert not record["valid"] and not record["finished"] and record["winners"] == []
     assert "seat 1" in record["problem"]
     assert list(check_record(record)) == []
+
+
+def test_a_game_with_a_cheater_removed_exports_its_disqualification(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cheater removed in round 1 of 3 seats: the record lists the abandoned deal and the
+    deal played, the cheater disqualified, and the winners without it; it checks."""
+
+    def plays_another_tile(c: Any, kind: str, body: dict[str, Any]) -> Any:
+        return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
+
+    network, _ = run(3, 6, 1, plays_another_tile, rounds=2)
+    log, out = tmp_path / "caught.cflog", tmp_path / "caught.json"
+    write_log(log, network.tables[0].entries)
+    assert main(["export", str(log), "--output", str(out)]) == 0
+    record = json.loads(out.read_text())
+    jsonschema.validate(record, SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert record["disqualified"] == [1] and 1 not in record["winners"] and record["winners"]
+    assert [(r["round"], r["seated"]) for r in record["rounds"]] == [
+        (1, [0, 1, 2]),
+        (1, [0, 2]),
+        (2, [0, 2]),
+    ]
+    assert list(check_record(record)) == []
+    assert main(["import-check", str(out)]) == 0
+    capsys.readouterr()
+    record["winners"] = [1]  # a disqualified seat never wins, whatever its total
+    assert any(p.startswith("winners: [1]") for p in check_record(record))

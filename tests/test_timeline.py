@@ -53,4 +53,4 @@ def test_a_move_an_abort_supersedes_leaves_the_timeline() -> None:
     timeline.take(y_abort)
     assert timeline.table.entries[-1] == y_abort
     assert timeline.positions == before  # the superseded move is gone
-    assert timeline.verdict().blamed == x
+    assert timeline.verdict().removed == [x]  # proven to cheat by y's abort: the game goes on

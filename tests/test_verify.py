@@ -57,11 +57,18 @@ def test_json_of_a_valid_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert verdict["blamed"] is None and verdict["players"] == ["bot0", "bot1"]
 
 
-def test_cheated_log_names_the_cheater(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    def rewrite(c: Cheater, kind: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
+def _plays_another_tile(
+    c: Cheater, kind: str, body: dict[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
 
-    network, cheater = run(3, 6, 1, rewrite)
+
+def test_a_cheater_alone_with_one_honest_seat_is_to_blame_and_the_game_invalid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2 seats, round 1: removing the cheater leaves one player and no round scored, so the
+    game ends without a result (RULES.md), and the cheater is to blame."""
+    network, cheater = run(2, 6, 1, _plays_another_tile)
     assert cheater is not None and cheater.cheated_at is not None
     path = tmp_path / "cheat.cfnlog"
     write_log(path, network.tables[0].entries)
@@ -73,6 +80,30 @@ def test_cheated_log_names_the_cheater(tmp_path: Path, capsys: pytest.CaptureFix
     code, verdict = verify_json(path, capsys)
     assert code == 1 and verdict["valid"] is False and verdict["blamed"] == 1
     assert verdict["finished"] is False and verdict["winners"] == []
+
+
+def test_a_cheater_among_three_is_removed_and_disqualified_and_the_game_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    network, cheater = run(3, 6, 1, _plays_another_tile)
+    assert cheater is not None and cheater.cheated_at is not None
+    path = tmp_path / "cheat.cfnlog"
+    write_log(path, network.tables[0].entries)
+    assert main(["verify", str(path)]) == 0  # the game's result stands without the cheater
+    out = capsys.readouterr().out
+    assert re.search(
+        rf"^departure: entry {cheater.cheated_at + 1}: seat 1 \(bot1\) is removed and"
+        rf" disqualified: entry {cheater.cheated_at}: played \S+ but its position \d+ holds"
+        r" \S+ \(bad-entry\): round 1 is dealt again among seat 0 \(bot0\), seat 2 \(bot2\)$",
+        out,
+        re.M,
+    ), out
+    assert "seat 1 (bot1) is disqualified: removed for cheating" in out
+    assert "valid: a complete game" in out and "to blame" not in out
+    code, verdict = verify_json(path, capsys)
+    assert code == 0 and verdict["valid"] and verdict["finished"] and verdict["removed"] == [1]
+    assert verdict["blamed"] is None and 1 not in verdict["winners"]
+    assert verdict["rounds"][0]["seated"] == [0, 2]
 
 
 def test_a_truncated_log_is_unfinished_and_names_the_seat_due(

@@ -3,8 +3,9 @@ name or id a person types (`cfnet verify friday`, `cfnet replay 3fa2c1`).
 
 A game's summary is read from its own saved log without re-checking signatures (that is
 `cfnet verify`'s job): the players from the table entry, the rounds every seat certified, the
-totals they certified, and how the log ends. Only a log that ends with a departure (a timeout
-claim, a resignation) is judged as `verify` does, to know whether it left a result standing."""
+totals they certified, and how the log ends. Only a log with a departure (a timeout claim, a
+resignation, a cheater removed) is judged as `verify` does, to know the seats each round was
+played by and whether the result stands."""
 
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ class SavedGame:
     `rounds` counts the rounds every seat certified, `totals` are the totals they certified
     last; `aborted` is (blamed seat, code) when the log ends with an abort, (seat, RESIGN) when
     it ends with a resignation; `stands`: that departure left a result standing (protocol.md
-    4.6), and `rounds` and `totals` are then that result's; `unreadable` says why the log could
-    not be read to its end ('' if it could)."""
+    4.6), and `rounds` and `totals` are then that result's; `disqualified`: the seats removed
+    for cheating; `unreadable` says why the log could not be read to its end ('' if it could)."""
 
     meta: TableMeta
     log: Path
@@ -51,6 +52,7 @@ class SavedGame:
     aborted: tuple[int, str] | None
     unreadable: str = ""
     stands: bool = False
+    disqualified: tuple[int, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -72,23 +74,24 @@ class SavedGame:
         """The outcome in a few words: the winner, the abort, or 'unfinished'."""
         if self.unreadable:
             return "log unreadable"
-        departure = ""
+        notes = [f"{self.name_of(seat)} disqualified" for seat in self.disqualified]
         if self.aborted is not None:
             seat, code = self.aborted
             if code == TIMEOUT:  # the poster's claim
-                departure = f"{self.name_of(seat)} timed out"
+                notes.append(f"{self.name_of(seat)} timed out")
             elif code == RESIGN:
-                departure = f"{self.name_of(seat)} resigned"
-            else:
+                notes.append(f"{self.name_of(seat)} resigned")
+            elif not self.stands:
                 return f"aborted: {self.name_of(seat)} at fault ({code})"
             if not self.stands:
-                return f"{'ended' if code == RESIGN else 'aborted'}: {departure}"
+                return f"{'ended' if code == RESIGN else 'aborted'}: {notes[-1]}"
         if not self.finished or not self.totals:
             return "unfinished"
-        best = min(self.totals)
-        winners = [self.name_of(s) for s, total in enumerate(self.totals) if total == best]
+        ranked = [s for s in range(len(self.totals)) if s not in self.disqualified]
+        best = min(self.totals[s] for s in ranked)
+        winners = [self.name_of(s) for s in ranked if self.totals[s] == best]
         points = "point" if best == 1 else "points"
-        left = f" ({departure})" if departure else ""
+        left = f" ({', '.join(notes)})" if notes else ""
         if len(winners) == 1:
             return f"won by {winners[0]}, {best} {points}{left}"
         return f"tie: {', '.join(winners)}, {best} {points}{left}"
@@ -108,12 +111,14 @@ def summarize(meta: TableMeta, log: Path) -> SavedGame:
     totals: tuple[int, ...] = ()
     rounds = 0
     last: Entry | None = None
+    departed = False
     unreadable = ""
     try:
         modified = log.stat().st_mtime
         with log.open("rb") as f:
             for entry in iter_log(f, str(log), MAX_ABORT_ENTRY):
                 last = entry
+                departed = departed or entry.kind in (ABORT, RESIGN)
                 body = entry.body
                 if entry.kind == TABLE and entry.seq == 0:
                     players = tuple(shown(seat.get("name")) for seat in body.get("seats", ()))
@@ -133,15 +138,19 @@ def summarize(meta: TableMeta, log: Path) -> SavedGame:
         blamed, code = last.body.get("blamed"), last.body.get("code")
         if type(blamed) is int and type(code) is str:
             aborted = (blamed, code)
-    stands = False
-    if aborted is not None and aborted[1] in (TIMEOUT, RESIGN) and not unreadable:
+    stands, disqualified = False, tuple[int, ...]()
+    if departed and not unreadable:
         try:
             verdict = verify_entries(read_log(log))
         except (OSError, LogFileError):  # changed since it was read: keep the summary
             verdict = None
-        if verdict is not None and verdict.finished and verdict.rounds:
-            stands, rounds, totals = True, len(verdict.rounds), verdict.rounds[-1].totals
-    return SavedGame(meta, log, modified, players, rounds, totals, aborted, unreadable, stands)
+        if verdict is not None and verdict.table is not None and verdict.rounds:
+            rounds, totals = len(verdict.rounds), verdict.rounds[-1].totals
+            disqualified = tuple(sorted(verdict.table.game.disqualified))
+            stands = aborted is not None and verdict.finished
+    return SavedGame(
+        meta, log, modified, players, rounds, totals, aborted, unreadable, stands, disqualified
+    )
 
 
 def saved_games(home: Path) -> list[SavedGame]:

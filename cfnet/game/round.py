@@ -301,7 +301,7 @@ def absent_scores(scores: Sequence[int], seated: Sequence[int]) -> tuple[int, ..
 class Game:
     """A game of `options.rounds` rounds: per-round scores, totals and the winners."""
 
-    __slots__ = ("options", "players", "round_scores", "round_seated")
+    __slots__ = ("disqualified", "options", "players", "round_scores", "round_seated")
 
     def __init__(
         self,
@@ -309,11 +309,14 @@ class Game:
         options: RuleOptions | None = None,
         round_scores: Sequence[Sequence[int]] = (),
         round_seated: Sequence[tuple[int, ...]] = (),
+        disqualified: frozenset[int] = frozenset(),
     ) -> None:
-        """`round_seated`: the seats dealt in each scored round (default: all of them)."""
+        """`round_seated`: the seats dealt in each scored round (default: all of them);
+        `disqualified`: the seats removed for cheating, ranked last whatever their totals."""
         self.options = RuleOptions() if options is None else options
         self.options.check(players)
         self.players = players
+        self.disqualified = disqualified
         everyone = tuple(range(players))
         self.round_seated = list(round_seated) + [everyone] * (
             len(round_scores) - len(round_seated)
@@ -342,10 +345,16 @@ class Game:
         )
 
     def winners(self) -> tuple[int, ...]:
-        """The seats with the lowest total (all of them share the win)."""
+        """The seats with the lowest total (all of them share the win), a disqualified seat
+        never among them."""
         totals = self.totals
-        best = min(totals)
-        return tuple(seat for seat, total in enumerate(totals) if total == best)
+        ranked = [seat for seat in range(self.players) if seat not in self.disqualified]
+        best = min(totals[seat] for seat in ranked)
+        return tuple(seat for seat in ranked if totals[seat] == best)
+
+    def disqualify(self, seat: int) -> None:
+        """`seat` was removed for cheating: it is ranked last (RULES.md)."""
+        self.disqualified = self.disqualified | {seat}
 
     def new_round(self, starter: int, deck: Sequence[Tile]) -> Round:
         """Deal the next round from `deck` (the 54 tiles other than its centre double)."""
@@ -365,10 +374,11 @@ class Game:
         return scores
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Game) and (self.players, self.options, self.round_scores) == (
-            other.players,
-            other.options,
-            other.round_scores,
-        )
+        return isinstance(other, Game) and (
+            self.players,
+            self.options,
+            self.round_scores,
+            self.disqualified,
+        ) == (other.players, other.options, other.round_scores, other.disqualified)
 
     __hash__ = None  # type: ignore[assignment]

@@ -90,14 +90,14 @@ def _bad_point(seat: int, seq: int, deck: list[bytes]) -> Blame:
     return blame(seat, f"position {index} of its deck is not a point of the group", seq, index)
 
 
-def audit_abandoned(state: RoundChecks) -> None:
+def audit_abandoned(state: RoundChecks, present: tuple[int, ...]) -> None:
     """Check a deal abandoned when a seat left, as far as the seeds revealed allow: each
-    revealing seat's hops and commitments recomputed, and, once the hands were dealt, its
-    passes replayed on its own hand (a pass while holding a tile that fits, or after drawing
-    one, is a fault). Blames the first offending entry in chain order."""
+    revealing seat still `present` has its hops and commitments recomputed and, once the hands
+    were dealt, its passes replayed on its own hand (a pass while holding a tile that fits, or
+    after drawing one, is a fault). Blames the first offending entry in chain order."""
     faults: list[Blame] = []
     for place, seat in enumerate(state.seated):
-        if seat in state.seeds:
+        if seat in state.seeds and seat in present:
             try:
                 _audit_seat(state, place, seat)
             except Blame as error:

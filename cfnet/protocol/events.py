@@ -9,7 +9,7 @@ from cfnet.game.board import EndReason
 from cfnet.game.moves import Move
 from cfnet.game.text import goes_on_text, seat_name
 from cfnet.game.tiles import Tile
-from cfnet.protocol.wire import RESIGN, Fault
+from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
 from cfnet.record.entry import Entry
 
 
@@ -97,9 +97,10 @@ class Aborted:
 
 @dataclass(frozen=True, slots=True)
 class SeatLeft:
-    """`fault.seat` left (it resigned, or `by` claimed its timeout) and the game goes on among
-    `seated`: round `round_number` is dealt again without it (`redealt`), or, the round left
-    having been scored, begins as the next round without it."""
+    """`fault.seat` left (it resigned, `by` claimed its timeout, or `by`'s abort proved it
+    cheated: it is removed and disqualified) and the game goes on among `seated`: round
+    `round_number` is dealt again without it (`redealt`), or, the round left having been
+    scored, begins as the next round without it."""
 
     fault: Fault
     by: int
@@ -110,10 +111,14 @@ class SeatLeft:
     def describe(self, names: Sequence[str]) -> str:
         """Who left, why, and how the game goes on, in one line."""
         who = seat_name(names, self.fault.seat)
-        if self.fault.code == RESIGN:
+        fault = self.fault
+        if fault.code == RESIGN:
             why = f"{who} resigned"
+        elif fault.code == TIMEOUT:
+            why = f"{seat_name(names, self.by)} claims {who} {fault.detail}"
         else:
-            why = f"{seat_name(names, self.by)} claims {who} {self.fault.detail}"
+            where = "" if fault.seq is None else f"entry {fault.seq}: "
+            why = f"{who} is removed and disqualified: {where}{fault.detail} ({fault.code})"
         return f"{why}: {goes_on_text(self.round_number, self.redealt, self.seated, names)}"
 
 

@@ -274,7 +274,7 @@ class Referee:
         try:
             if entry.kind == RESIGN:
                 check_body(RESIGN, entry.body, {})
-                return events + self._resigned(entry)
+                return events + self._resigned(entry, now)
             if entry.kind not in kinds:
                 raise blame(
                     seat, f"posted {entry.kind} where {'/'.join(sorted(kinds))} was due", entry.seq
@@ -316,7 +316,7 @@ class Referee:
             return self._bad_abort(entry, now, due, f"malformed abort: {error.reason}")
         if claim.seat == entry.seat:
             return self._bad_abort(entry, now, due, "its abort blames its own author")
-        if claim.code == TIMEOUT and entry.seat not in self.rounds.seated:
+        if entry.seat not in self.rounds.seated:
             raise self._gone(entry)
         judged = Judged(
             self.chain, self._due_at, self.fault, self.table_id, self.timeout, self._step_started
@@ -333,14 +333,10 @@ class Referee:
         if entry.seq < len(self.entries):
             self.chain.cut(entry.seq)
             superseded.append(Superseded(entry.seq))
-            if claim.code == TIMEOUT:
+            if self.version >= REDEAL_VERSION:
                 self._rebuild(entry.seq)  # the game goes on from the cut, not from our head
         self._append(entry, now, due)
-        events: list[Event] = [*superseded, Appended(entry)]
-        try:
-            return events + self._ended(claim, entry.seat, entry.seq)
-        except Blame as error:  # the audit of the deal it abandoned found a fault
-            return events + self._found(error.fault, now)
+        return [*superseded, Appended(entry), *self._ended(claim, entry.seat, entry.seq, now)]
 
     def _rebuild(self, seq: int) -> None:
         """The game as the chain's entries before `seq` left it, replayed from the table entry
@@ -358,42 +354,55 @@ class Referee:
         audits: list[int] = []
         n = self.players
         for entry in self.entries[1:seq]:
-            if entry.kind in (RESIGN, ABORT):
-                seat = entry.seat if entry.kind == RESIGN else parse_abort(entry.body, n).seat
-                rounds.depart(seat, entry.seq, entry.hash)
+            if entry.kind == RESIGN:
+                rounds.depart(entry.seat, entry.seq, entry.hash)
+            elif entry.kind == ABORT:
+                claim = parse_abort(entry.body, n)
+                rounds.depart(claim.seat, entry.seq, entry.hash, claim.code != TIMEOUT)
             elif any(isinstance(e, RoundScored) for e in rounds.apply(entry, lambda _: [])):
                 audits.append(entry.seq)
         rounds.check_proofs_from_now()
         self.rounds, self._audits = rounds, audits
 
-    def _resigned(self, entry: Entry) -> list[Event]:
+    def _resigned(self, entry: Entry, now: float) -> list[Event]:
         """The due seat's signed resignation (already appended): it leaves, blamed for nothing."""
         if entry.seat == self.me:
             self.resigning = False  # done: should it come back, it plays again
-        return self._ended(Fault(entry.seat, RESIGN, "resigned", entry.seq), entry.seat, entry.seq)
+        resigned = Fault(entry.seat, RESIGN, "resigned", entry.seq)
+        return self._ended(resigned, entry.seat, entry.seq, now)
 
-    def _ended(self, claim: Fault, by: int, seq: int) -> list[Event]:
-        """`by`'s abort (or resignation) at `seq`. A seat that stalled or left, not proven to
-        cheat, leaves and the game goes on without it (`Rounds.depart`) while at least
-        MIN_PLAYERS seats are left and a round is still to score. Otherwise the game ends: with
-        the rounds scored before `seq` as its result when every round was scored (only
-        certificates were due), or when fewer than MIN_PLAYERS seats are left after at least
-        one round was scored (RULES.md); else with no result."""
+    def _ended(self, claim: Fault, by: int, seq: int, now: float) -> list[Event]:
+        """`by`'s abort (or resignation) at `seq`. From protocol version 3 the seat it names
+        leaves, removed and disqualified if the abort proves it cheated, and the game goes on
+        without it (`Rounds.depart`) while at least MIN_PLAYERS seats are left and a round is
+        still to score. Otherwise the game ends: with the rounds scored before `seq` as its
+        result when every round was scored (only certificates were due), or when fewer than
+        MIN_PLAYERS seats are left after at least one round was scored (RULES.md); else with no
+        result. A version 2 table ends at any abort, with a result only after a departure."""
         scored = sum(1 for audit in self._audits if audit < seq)
         left = len(self.rounds.seated) - 1
+        redeal = self.version >= REDEAL_VERSION
         departure = claim.code in (TIMEOUT, RESIGN)
-        goes_on = self.version >= REDEAL_VERSION and self.rounds.round is not None
-        if departure and goes_on and left >= MIN_PLAYERS and scored < self.options.rounds:
-            self.fault = None  # the stall it reported is over: the seat has left
-            redealt = self.rounds.schedule.step is not Step.CERTIFY
-            events = self.rounds.depart(claim.seat, seq, self.entries[seq].hash)
-            rounds = self.rounds
+        removed = redeal and not departure
+        rounds = self.rounds
+        if (
+            redeal
+            and rounds.round is not None
+            and left >= MIN_PLAYERS
+            and scored < self.options.rounds
+        ):
+            self.fault = None  # the stall or the cheat it reported is over: the seat left
+            redealt = rounds.schedule.step is not Step.CERTIFY
+            try:
+                events = rounds.depart(claim.seat, seq, self.entries[seq].hash, removed)
+            except Blame as error:  # the audit of the deal it abandoned found a fault
+                events = self._found(error.fault, now)
             left_at = SeatLeft(claim, by, rounds.game.round_number, rounds.seated, redealt)
             return [left_at, *events]
         self.aborted, self.aborted_by = claim, by
         self.rounds.over = False
         events = [Aborted(claim, by)]
-        if not departure:
+        if not (departure or removed):
             return events
         if scored == self.options.rounds or (scored and left < MIN_PLAYERS):
             played = self.rounds.game
@@ -402,6 +411,7 @@ class Referee:
                 self.options,
                 played.round_scores[:scored],
                 played.round_seated[:scored],
+                played.disqualified | ({claim.seat} if removed else set()),
             )
             self.rounds.game, self.rounds.over = game, True
             events.append(GameOver(game.totals, game.winners()))

@@ -16,18 +16,22 @@ MAX_REQUEST_BYTES = 256
 
 @dataclass(slots=True)
 class Returns:
-    """The seats that left (each with the seq and hash of its latest departure), the return
-    requests this peer holds, and the seats a certificate of this round has brought back."""
+    """The seats that left (each with the seq and hash of its latest departure), those of them
+    removed for cheating (never back), the return requests this peer holds, and the seats a
+    certificate of this round has brought back."""
 
     table_id: bytes
     keys: tuple[bytes, ...]
     left_at: dict[int, tuple[int, bytes]] = field(default_factory=dict)
+    removed: set[int] = field(default_factory=set)
     requests: dict[int, bytes] = field(default_factory=dict)
     coming_back: set[int] = field(default_factory=set)
 
-    def left(self, seat: int, seq: int, entry_hash: bytes) -> None:
-        """`seat` left at entry `seq` (whose hash is `entry_hash`)."""
+    def left(self, seat: int, seq: int, entry_hash: bytes, removed: bool = False) -> None:
+        """`seat` left at entry `seq` (whose hash is `entry_hash`); `removed`: for cheating."""
         self.left_at[seat] = (seq, entry_hash)
+        if removed:
+            self.removed.add(seat)
         self.requests.pop(seat, None)
         self.coming_back.discard(seat)
 
@@ -46,6 +50,8 @@ class Returns:
         seat = entry.seat
         if not 0 <= seat < len(self.keys) or seat in seated or seat not in self.left_at:
             raise BodyError(f"seat {entry.seat} is not a seat that has left")
+        if seat in self.removed:
+            raise BodyError(f"seat {seat} was removed for cheating: it cannot come back")
         if (entry.seq, entry.prev) != self.left_at[seat]:
             raise BodyError(f"seat {seat}'s return request is not bound to its latest departure")
         if not entry.verify(self.keys[seat]):

@@ -202,14 +202,17 @@ class Rounds:
         if r is not None:
             r.check_proofs = r.tag not in self.unproven_rounds
 
-    def depart(self, seat: int, seq: int, entry_hash: bytes) -> list[Event]:
-        """`seat` leaves and the game goes on among the others (RULES.md, "When a player
-        leaves"): a round already scored stands and the next one starts without it; a round
-        under way is abandoned and dealt again among them, with fresh secrets."""
+    def depart(self, seat: int, seq: int, entry_hash: bytes, removed: bool = False) -> list[Event]:
+        """`seat` leaves (`removed`: proven to cheat, it is disqualified) and the game goes on
+        among the others (RULES.md, "When a player leaves"): a round already scored stands and
+        the next one starts without it; a round under way is abandoned and dealt again among
+        them, with fresh secrets."""
         if self.schedule.step is Step.ACCEPT:
             raise LocalProtocolError("a departure before the first deal ends the game")
         self.seated = tuple(s for s in self.seated if s != seat)
-        self.returns.left(seat, seq, entry_hash)
+        self.returns.left(seat, seq, entry_hash, removed)
+        if removed:
+            self.game.disqualify(seat)
         self.chosen = None
         if self.schedule.step is Step.CERTIFY:  # the round was audited: its scores stand
             self.deal = 0
@@ -226,7 +229,7 @@ class Rounds:
     def _redeal(self) -> list[Event]:
         """Audit the abandoned deal as far as its reveals allow, then deal the round again."""
         assert self.round is not None
-        audit_abandoned(self.round)
+        audit_abandoned(self.round, self.seated)
         self.abandoned = False
         self.deal += 1
         return self._start_round()

@@ -97,10 +97,17 @@ class Table(Referee):
         it: it posts nothing more."""
         return self.me is not None and self.me not in self.rounds.seated
 
+    @property
+    def removed(self) -> bool:
+        """The local seat was removed for cheating: it never comes back."""
+        return self.me is not None and self.me in self.rounds.returns.removed
+
     def return_request(self) -> Entry:
         """The local seat's signed request to be dealt in again from the next round (after it
         left: resigned, or timed out); peers carry it in their next certificate."""
         local = self.local
+        if self.removed:
+            raise LocalProtocolError("a seat removed for cheating cannot come back")
         if local is None or not self.departed or self.finished:
             raise LocalProtocolError("only a seat that has left a game still going on can return")
         seq, entry_hash = self.rounds.returns.left_at[local.seat]

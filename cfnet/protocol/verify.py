@@ -17,6 +17,7 @@ from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
 from cfnet.protocol.events import (
     Aborted,
+    Event,
     FaultFound,
     GameOver,
     RoundScored,
@@ -57,10 +58,12 @@ class Verdict:
     after: str = ""
     note: str = ""  # a departure that left the result standing, in a valid finished game
     departures: list[str] = field(default_factory=list)  # "departure: ..." or "return: ..."
+    removed: list[int] = field(default_factory=list)  # proven to cheat; the game went on
 
     @property
     def valid(self) -> bool:
-        """The log holds a table and no seat is proven at fault."""
+        """The log holds a table and no proven fault ended the game (a seat proven to cheat
+        was removed, and the game went on or its result stood without it)."""
         return self.table is not None and self.blamed is None
 
     @property
@@ -120,7 +123,16 @@ class Judge:
             else:
                 self._refused(entry, error.reason)
             return
-        for event in drain(table.next_event):
+        self._events(entry, drain(table.next_event))
+        if table.entries[-1].wire != entry.wire and self.judging:
+            if ended:
+                self._after_end(entry)
+            else:
+                self._refused(entry, "it does not extend the chain as the log claims")
+
+    def _events(self, entry: Entry, events: list[Event]) -> None:
+        """What the table made of `entry`, into the verdict."""
+        for event in events:
             if isinstance(event, RoundScored):
                 self.verdict.rounds.append(event)
             elif isinstance(event, FaultFound):  # the table checked the entry's signature
@@ -130,17 +142,23 @@ class Judge:
             elif isinstance(event, Aborted):
                 self._aborted(event)
             elif isinstance(event, SeatLeft | SeatReturned):
-                names = [self._who(seat) for seat in range(table.players)]
+                names = [self._who(seat) for seat in range(self.table.players)]
                 what = "departure" if isinstance(event, SeatLeft) else "return"
                 line = f"{what}: entry {entry.seq}: {event.describe(names)}"
                 self.verdict.departures.append(line)
+                if isinstance(event, SeatLeft) and event.fault.code not in (RESIGN, TIMEOUT):
+                    self._removed(event.fault.seat)
             elif isinstance(event, GameOver) and self.verdict.abort is not None:
                 self._result_stands()
-        if table.entries[-1].wire != entry.wire and self.judging:
-            if ended:
-                self._after_end(entry)
-            else:
-                self._refused(entry, "it does not extend the chain as the log claims")
+
+    def _removed(self, seat: int) -> None:
+        """`seat`, proven to cheat, was removed and the game goes on: judging goes on too."""
+        verdict = self.verdict
+        verdict.removed.append(seat)
+        if verdict.blamed == seat:  # its fault was found first: it no longer decides
+            verdict.blamed = verdict.seq = verdict.fault = None
+            verdict.problem = ""
+            self.judging, self.reporting = True, False
 
     def _aborted(self, event: Aborted) -> None:
         verdict = self.verdict
@@ -163,10 +181,16 @@ class Judge:
             self._proven(claim.seat, self.table.entries[-1].seq, self._fault_line(claim))
 
     def _result_stands(self) -> None:
-        """A departure (a timeout claim, a resignation) that leaves the result standing: the
-        scored rounds decide the game, and the departure is only a note."""
+        """A departure (a timeout claim, a resignation, a removal for cheating) that leaves the
+        result standing: the scored rounds decide the game, and the departure is only a note."""
         verdict = self.verdict
-        verdict.note = f"{verdict.problem}: {result_after_departure(self.table.game)}"
+        why = verdict.problem
+        if verdict.blamed is not None:  # proven to cheat: removed, and disqualified
+            why = f"{self._who(verdict.blamed)} is removed and disqualified: {why}"
+            verdict.removed.append(verdict.blamed)
+            verdict.blamed = verdict.seq = None
+            self.judging = True  # what follows is judged as after any end
+        verdict.note = f"{why}: {result_after_departure(self.table.game)}"
         verdict.problem = ""
 
     def _who(self, seat: int) -> str:
@@ -219,11 +243,10 @@ class Judge:
         if table.entries[-1].wire != entry.wire:
             self.skipped += 1
             self.reporting = False
-        elif table.finished:
+            return
+        if table.finished:
             self.reporting = False
-        for event in events:
-            if isinstance(event, Aborted):
-                self.verdict.abort, self.verdict.abort_by = event.fault, event.by
+        self._events(entry, events)  # its abort, which may remove the seat and go on
 
     def _stops(self, why: str = "") -> None:
         """The log ends before the game does (`why`: because of the record that follows)."""

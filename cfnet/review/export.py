@@ -90,6 +90,7 @@ def export_record(timeline: Timeline, log_sha256: str) -> dict[str, Any]:
         "rounds": rounds,
         "totals": list(table.game.totals),
         "winners": list(table.game.winners()) if verdict.finished else [],
+        "disqualified": sorted(table.game.disqualified),
         "finished": verdict.finished,
         "valid": verdict.valid,
         "problem": verdict.problem or None,
@@ -189,8 +190,10 @@ def _check(record: Any) -> Iterator[str]:
     if _get(record, "totals", list, "record") != totals:
         yield f"totals: {record['totals']}, the rounds give {totals}"
     finished = complete == options.rounds
-    low = min(totals)
-    winners = [seat for seat, total in enumerate(totals) if total == low] if finished else []
+    out = set(_get(record, "disqualified", list, "record"))
+    ranked = [seat for seat in range(players) if seat not in out]
+    low = min((totals[seat] for seat in ranked), default=0)
+    winners = [seat for seat in ranked if totals[seat] == low] if finished else []
     if _get(record, "winners", list, "record") != winners:
         yield f"winners: {record['winners']}, the totals give {winners}"
 

@@ -63,10 +63,10 @@ class Timeline:
             return False
         held = len(self.table.entries)
         self.judge.take(entry)
+        if len(self.table.entries) <= held and self.table.entries[-1].wire == entry.wire:
+            self._supersede(entry.seq)
         if self.table.aborted is None:
             self._follow()
-        elif len(self.table.entries) <= held and self.table.entries[-1].wire == entry.wire:
-            self._supersede(entry.seq)
         for scored in self.rounds[len(self.revealed) :]:
             self.revealed[scored.round_number] = scored
         return not self.judge.decided
@@ -102,9 +102,11 @@ class Timeline:
 
     def _supersede(self, seq: int) -> None:
         """An abort replaced the chain from entry `seq` on: the positions made there are gone
-        (the game is over: no move follows an abort)."""
+        (the deal they were in is over: the game ended, or it goes on with a new deal)."""
         while self.positions and self.positions[-1].seq >= seq:
             self.positions.pop()
+        public = self.table.public  # the deal as the entries before `seq` left it
+        self._replica = None if public is None else public.copy()
 
     def _add(self, public: PublicRound, seat: int | None, move: Move | None) -> None:
         number = (self.positions[-1].number if self.positions else 0) + (move is not None)

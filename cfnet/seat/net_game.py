@@ -235,9 +235,11 @@ class NetGame:
         return self._finish()
 
     def _stopped(self) -> bool:
-        """The game is over for this seat: it ended, this seat left it, or this peer failed."""
-        left = self.table.departed and not self._rejoin
-        return self.table.finished or left or self._fatal is not None
+        """The game is over for this seat: it ended, this seat left it (or was removed from
+        it), or this peer failed."""
+        table = self.table
+        left = table.departed and (not self._rejoin or table.removed)
+        return table.finished or left or self._fatal is not None
 
     def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
@@ -245,7 +247,7 @@ class NetGame:
         try:
             if self._waits.holding(time.monotonic()):
                 return
-            if table.departed and self._rejoin and not table.finished:
+            if table.departed and self._rejoin and not table.finished and not table.removed:
                 self._ask_to_return()
             if timeouts:
                 table.handle_timer(time.monotonic())
@@ -348,7 +350,7 @@ class NetGame:
                 text = event.describe([self._who(s) for s in range(self.table.players)])
                 if event.fault.seat != self.table.me:
                     self._emit(Notice(text))
-                elif self._rejoin:  # back after a stop: it asks to come back
+                elif self._rejoin and not self.table.removed:  # back after a stop: it asks
                     self._emit(Notice(f"you left the game: {text}"))
                 else:
                     self.departure = event

@@ -68,6 +68,7 @@ def verify_report(verdict: Verdict) -> list[str]:
         game = table.game
         seats = [named(s) for s in range(len(names))]
         lines.append(f"game over: {winner_text(game.winners(), game.totals, seats)}")
+        lines += [f"{seats[s]} is disqualified: removed for cheating" for s in verdict.removed]
     if verdict.finished and not verdict.ok and verdict.blamed is None:
         lines.append(f"the game is complete and valid, but {verdict.problem}")
     else:

@@ -102,4 +102,5 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "after": verdict.after or None,
         "note": verdict.note or None,
         "departures": verdict.departures,
+        "removed": verdict.removed,
     }
