@@ -50,6 +50,12 @@ class Cheater(LocalSeat):
         return super().sign(table_id, seq, prev, kind, body)
 
 
+def plays_the_next_tile(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
+    """A `play` that names the tile after the one its position holds (id + 1, mod 55): a tile
+    the seat does not hold, otherwise the entry an honest seat would sign."""
+    return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
+
+
 def run(
     players: int,
     seed: int,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cheaters import Cheater, assert_caught, run
+from cheaters import Cheater, Rewrite, assert_caught, plays_the_next_tile, run
 
 from cfnet.cli.main import main
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -523,26 +523,36 @@ def test_a_certificate_carrying_a_forged_return_request_is_a_bad_entry() -> None
     assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
 
 
+def _pass_on_a_fitting_draw(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
+    public = c.table.public if c.table else None
+    if kind != "play" or public is None or not public.drawn_pending:
+        return None
+    return "pass", {"round": body["round"]}
+
+
+def _seat_1_cheats(
+    players: int, seed: int, rewrite: Rewrite, rounds: int = 1
+) -> tuple[Network, Cheater]:
+    """A table (not yet run) whose seat 1 rewrites its entries with `rewrite`."""
+
+    def factory(identity: Any, seat: int, entropy: Any) -> LocalSeat:
+        if seat == 1:
+            return Cheater(identity, seat, entropy, rewrite)
+        return LocalSeat(identity, seat, entropy)
+
+    network = start_tables(players, seed, RuleOptions(rounds=rounds), seats=factory, timeout=60)
+    cheater = network.tables[1].local
+    assert isinstance(cheater, Cheater)
+    cheater.table = network.tables[1]
+    return network, cheater
+
+
 def test_a_false_pass_in_a_deal_abandoned_by_another_seat_is_still_caught() -> None:
     """Seat 1 passes although the tile it just drew fits; before the round's audit another
     seat resigns. The deal is abandoned, but the seats left reveal it first: their passes are
     replayed on their own hands, and every peer and `verify` blame seat 1 for that pass."""
 
-    def pass_on_a_fitting_draw(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
-        public = c.table.public if c.table else None
-        if kind != "play" or public is None or not public.drawn_pending:
-            return None
-        return "pass", {"round": body["round"]}
-
-    def factory(identity: Any, seat: int, entropy: Any) -> LocalSeat:
-        if seat == 1:
-            return Cheater(identity, seat, entropy, pass_on_a_fitting_draw)
-        return LocalSeat(identity, seat, entropy)
-
-    network = start_tables(3, 1, RuleOptions(rounds=1), ("greedy",), factory, timeout=60)
-    cheater = network.tables[1].local
-    assert isinstance(cheater, Cheater)
-    cheater.table = network.tables[1]
+    network, cheater = _seat_1_cheats(3, 1, _pass_on_a_fitting_draw)
     network.run(until=lambda: cheater.cheated_at is not None)
     due = network.tables[0].due()
     assert due is not None and due[0] == 2 and network.tables[0].step is Step.TURNS
@@ -596,22 +606,12 @@ def test_a_late_entry_of_a_seat_timed_out_is_refused_and_blames_nobody() -> None
     assert verdict.ok and verdict.blamed is None
 
 
-def _plays_another_tile(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
-    return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
-
-
 def test_a_proven_cheater_is_removed_disqualified_and_can_never_come_back() -> None:
     """4 seats, 2 rounds: seat 1 plays a tile it does not hold. It is removed at once, the
     round is dealt again among the 3 others, who play the game out; seat 1 scores the highest
     score of each round and is ranked last; its return request is refused by every peer, and
     its own table will not even make one."""
-
-    def factory(identity: Any, seat: int, entropy: Any) -> LocalSeat:
-        if seat == 1:
-            return Cheater(identity, seat, entropy, _plays_another_tile)
-        return LocalSeat(identity, seat, entropy)
-
-    network = start_tables(4, 3, RuleOptions(rounds=2), ("greedy",), factory, timeout=60)
+    network, _ = _seat_1_cheats(4, 3, plays_the_next_tile, rounds=2)
     honest = [t for t in network.tables if t.me != 1]
     network.run(until=lambda: all(1 not in t.rounds.seated for t in honest))
     removed = network.tables[1]
@@ -646,21 +646,7 @@ def test_a_cheat_found_by_the_audit_of_an_abandoned_deal_removes_its_author_too(
     abandoned and revealed by the 3 left; its audit proves seat 1's false pass: seat 1 is
     removed in turn, and seats 0 and 2 deal the round again and finish the game."""
 
-    def pass_on_a_fitting_draw(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
-        public = c.table.public if c.table else None
-        if kind != "play" or public is None or not public.drawn_pending:
-            return None
-        return "pass", {"round": body["round"]}
-
-    def factory(identity: Any, seat: int, entropy: Any) -> LocalSeat:
-        if seat == 1:
-            return Cheater(identity, seat, entropy, pass_on_a_fitting_draw)
-        return LocalSeat(identity, seat, entropy)
-
-    network = start_tables(4, 3, RuleOptions(rounds=1), ("greedy",), factory, timeout=60)
-    cheater = network.tables[1].local
-    assert isinstance(cheater, Cheater)
-    cheater.table = network.tables[1]
+    network, cheater = _seat_1_cheats(4, 3, _pass_on_a_fitting_draw)
     network.run(until=lambda: cheater.cheated_at is not None or network.tables[0].over)
     assert cheater.cheated_at is not None  # seed 3: seat 1 draws a fitting tile in round 1
     network.tables[3].resign()

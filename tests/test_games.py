@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cheaters import Cheater, run
+from cheaters import plays_the_next_tile, run
 
 from cfnet.cli.main import main
 from cfnet.disk.saved_games import saved_games
@@ -183,10 +182,7 @@ def test_a_game_that_went_on_without_a_removed_cheater_is_listed_with_its_result
     two others play both rounds. The list shows every round played, the winner among them by
     the totals the log proves, and the cheater disqualified."""
 
-    def plays_another_tile(c: Cheater, kind: str, body: dict[str, Any]) -> Any:
-        return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
-
-    network, _ = run(3, 6, 1, plays_another_tile, rounds=2)
+    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2)
     table = network.tables[0]
     assert table.over and table.game.disqualified == {1}
     save(tmp_path, "caught", list(table.entries), 2, 1_764_500_000.0)

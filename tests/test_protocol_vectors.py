@@ -16,7 +16,7 @@ from typing import Any
 import nacl.bindings as sodium
 import nacl.exceptions
 import pytest
-from cheaters import run
+from cheaters import plays_the_next_tile, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -706,15 +706,10 @@ def test_the_removal_vector_is_what_section_5_says(tmp_path: Path) -> None:
     assert verdict.table is not None and verdict.table.game.totals == (53, 67, 57)
     assert verdict.table.game.winners() == (0,)
     # and the log follows from the seeds, the players' moves and seat 1's one false play
-    network, _ = run(3, 6, 1, _plays_the_next_tile, rounds=2)
+    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2)
     path = tmp_path / "removal.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == data
-
-
-def _plays_the_next_tile(c: Any, kind: str, body: dict[str, Any]) -> Any:
-    """Seat 1's cheat in the removal vector: its first play names tile id + 1 (mod 55)."""
-    return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
 
 
 def test_the_return_request_vector() -> None:

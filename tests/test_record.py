@@ -9,7 +9,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from cheaters import run
+from cheaters import plays_the_next_tile, run
 
 from cfnet.cli.main import main
 from cfnet.record.logfile import write_log
@@ -139,10 +139,7 @@ def test_a_game_with_a_cheater_removed_exports_its_disqualification(
     """A cheater removed in round 1 of 3 seats: the record lists the abandoned deal and the
     deal played, the cheater disqualified, and the winners without it; it checks."""
 
-    def plays_another_tile(c: Any, kind: str, body: dict[str, Any]) -> Any:
-        return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
-
-    network, _ = run(3, 6, 1, plays_another_tile, rounds=2)
+    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2)
     log, out = tmp_path / "caught.cflog", tmp_path / "caught.json"
     write_log(log, network.tables[0].entries)
     assert main(["export", str(log), "--output", str(out)]) == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cheaters import Cheater, resign, run
+from cheaters import plays_the_next_tile, resign, run
 
 from cfnet.cli.main import main
 from cfnet.game.rules import RuleOptions
@@ -57,18 +57,12 @@ def test_json_of_a_valid_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert verdict["blamed"] is None and verdict["players"] == ["bot0", "bot1"]
 
 
-def _plays_another_tile(
-    c: Cheater, kind: str, body: dict[str, Any]
-) -> tuple[str, dict[str, Any]] | None:
-    return (kind, {**body, "tile": (body["tile"] + 1) % 55}) if kind == "play" else None
-
-
 def test_a_cheater_alone_with_one_honest_seat_is_to_blame_and_the_game_invalid(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """2 seats, round 1: removing the cheater leaves one player and no round scored, so the
     game ends without a result (RULES.md), and the cheater is to blame."""
-    network, cheater = run(2, 6, 1, _plays_another_tile)
+    network, cheater = run(2, 6, 1, plays_the_next_tile)
     assert cheater is not None and cheater.cheated_at is not None
     path = tmp_path / "cheat.cfnlog"
     write_log(path, network.tables[0].entries)
@@ -85,7 +79,7 @@ def test_a_cheater_alone_with_one_honest_seat_is_to_blame_and_the_game_invalid(
 def test_a_cheater_among_three_is_removed_and_disqualified_and_the_game_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    network, cheater = run(3, 6, 1, _plays_another_tile)
+    network, cheater = run(3, 6, 1, plays_the_next_tile)
     assert cheater is not None and cheater.cheated_at is not None
     path = tmp_path / "cheat.cfnlog"
     write_log(path, network.tables[0].entries)
