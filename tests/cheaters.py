@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import FaultFound, SeatLeft
+from cfnet.protocol.events import Event, FaultFound, SeatLeft
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
-from cfnet.protocol.verify import verify_entries
-from cfnet.protocol.wire import TIMEOUT, Fault
+from cfnet.protocol.verify import Verdict, verify_entries
+from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import Entry, sign_entry
 from cfnet.record.identity import Identity
@@ -81,6 +81,24 @@ def run(
         network.tampers = {cheat: tamper(network)}
     network.run()
     return network, cheater if isinstance(cheater, Cheater) else None
+
+
+def named(table: Table, events: Sequence[Event]) -> Fault | None:
+    """The fault for which `table` named a seat: the abort that ended its game, else its last
+    removal of a seat proven to cheat (None: it named nobody)."""
+    if table.aborted is not None:
+        return table.aborted
+    removals = [
+        e.fault for e in events if isinstance(e, SeatLeft) and e.fault.code not in (RESIGN, TIMEOUT)
+    ]
+    return removals[-1] if removals else None
+
+
+def proven(verdict: Verdict) -> int | None:
+    """The seat a verdict proves cheated: to blame, or removed (None: nobody)."""
+    if verdict.blamed is not None:
+        return verdict.blamed
+    return verdict.removed[-1] if verdict.removed else None
 
 
 def assert_caught(network: Network, cheat: int, code: str | None = None) -> int:

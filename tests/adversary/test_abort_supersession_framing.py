@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
+from cheaters import named, proven
 
 from cfnet.errors import PeerProtocolError
 from cfnet.protocol.events import FaultFound, drain
@@ -77,12 +78,12 @@ def test_a_smaller_abort_cannot_turn_the_due_seats_move_into_an_out_of_turn_entr
     network.run()  # the honest seats post what follows (an abort of their own, if any)
 
     for table in honest:
-        assert table.aborted is not None
-        assert table.aborted.seat == x, f"seat {table.me} blamed seat {table.aborted.seat}"
         assert table.me is not None
+        fault = named(table, network.events[table.me])
+        assert fault is not None and fault.seat == x, f"seat {table.me} named {fault}"
         for event in network.events[table.me]:
             if isinstance(event, FaultFound):
                 assert event.fault.seat != h
     assert len({b"".join(e.wire for e in t.entries) for t in honest}) == 1
     verdict = verify_entries(honest[0].entries)
-    assert verdict.blamed == x, verdict.problem
+    assert proven(verdict) == x, verdict.problem
