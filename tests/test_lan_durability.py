@@ -150,7 +150,7 @@ def crash_image_when_aborting(game: NetGame, home: Path, image: Path, sent: list
 async def _equivocation_game(
     tmp: Path,
 ) -> tuple[list[NetGame], list[int], list[bytes], list[bytes]]:
-    seats = [Seat(tmp / f"h{i}") for i in range(3)]
+    seats = [Seat(tmp / f"h{i}") for i in range(2)]  # removing the cheater ends the game
     games = await seat_in_order(seats[0], seats[1:])
     twins: list[bytes] = []
     sent: list[bytes] = []
@@ -163,9 +163,9 @@ async def _equivocation_game(
 
 def test_an_abort_that_supersedes_entries_is_stored_before_it_is_sent(tmp_path: Path) -> None:
     games, codes, twins, sent = asyncio.run(_equivocation_game(tmp_path))
-    assert codes == [3, 3, 3]
+    assert codes == [3, 3]
     logs = [game.log_path.read_bytes() for game in games]
-    assert logs[0] == logs[1] == logs[2]
+    assert logs[0] == logs[1]
     final = read_log(games[0].log_path)
     abort = final[-1]
     assert (abort.kind, abort.seat, abort.body["blamed"]) == (ABORT, 0, 1)
