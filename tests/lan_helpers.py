@@ -112,11 +112,15 @@ def start_all(peers: Sequence[Peer]) -> None:
 
 
 def wait_all(peers: Sequence[Peer]) -> list[int]:
+    """Every peer's exit code. Their whole outputs go to the captured stdout, which pytest
+    shows in full for a failing test (an assertion message is cut in the middle)."""
     try:
         return [peer.wait() for peer in peers]
     finally:
         for peer in peers:
             peer.kill()
+        for peer in peers:
+            print(f"===== {peer.home.name} ({' '.join(peer.args[:1])})\n{peer.output()}")
 
 
 def wait_until(predicate: object, timeout: float = 30.0, what: str = "condition") -> None:
