@@ -36,6 +36,8 @@ from cfnet.record.identity import Identity
 from cfnet.record.logfile import read_log
 
 ROUND_BYTES = 40_000  # a 4-seat round's log is about 45 kB
+STALL = 12  # the tables' --timeout where a seat is killed: honest seats, starved on a busy
+# 2-core machine running two tests at once, still answer well within it
 
 
 RESUME = ["resume", "--interface", LOOPBACK, "--strategy", "greedy"]
@@ -76,7 +78,7 @@ def test_a_seat_timed_out_while_down_resumes_into_the_abort_not_a_game_of_its_ow
     """The split brain: a seat killed mid-game is timed out; when it resumes it must learn the
     abort from its peer (which keeps answering for a while after an abort), not play on alone
     and blame its peer in a chain of its own."""
-    host, bot = peers = table_peers(tmp_path, "lan-split", seats=2, timeout=8)
+    host, bot = peers = table_peers(tmp_path, "lan-split", seats=2, timeout=STALL)
     start_all(peers)
     try:
         wait_until(lambda: bot.log_size() > ROUND_BYTES // 4, what="round 1 under way")
@@ -100,7 +102,7 @@ def test_a_seat_timed_out_while_down_resumes_into_the_game_the_others_finished_w
     """3 seats, 1 round: one is killed and timed out; the other two deal the round again and
     finish it. When it resumes it learns from them that it left (it plays nothing, blames
     nobody): no round is left to deal it in, and it ends with their chain and their result."""
-    peers = table_peers(tmp_path, "lan-left", seats=3, rounds=1, timeout=8)
+    peers = table_peers(tmp_path, "lan-left", seats=3, rounds=1, timeout=STALL)
     host, gone = peers[:2]
     start_all(peers)
     try:
@@ -125,7 +127,7 @@ def test_a_peer_killed_and_timed_out_resumes_later_and_is_dealt_in_again(tmp_pat
     """4 peers: one is killed in round 1 and timed out; the other 3 deal round 1 again and play
     on. It resumes once a round has been scored without it: it asks to come back, is dealt in
     from a later round, and the game finishes with all 4, with byte-identical, valid logs."""
-    peers = table_peers(tmp_path, "lan-back", rounds=6, timeout=8)  # rounds to spare: a
+    peers = table_peers(tmp_path, "lan-back", rounds=6, timeout=STALL)  # rounds to spare: a
     # resume on a loaded machine may take two rounds to find its peers and the chain
     host, gone = peers[0], peers[3]
     start_all(peers)
@@ -164,7 +166,7 @@ def _kinds(peer: Peer) -> list[str]:
 def test_a_resumed_seat_with_no_peer_posts_nothing_and_gives_up_after_its_wait(
     tmp_path: Path,
 ) -> None:
-    peers = table_peers(tmp_path, "lan-alone", seats=2, timeout=8)
+    peers = table_peers(tmp_path, "lan-alone", seats=2, timeout=STALL)
     bot = peers[1]
     start_all(peers)
     try:
@@ -293,7 +295,7 @@ def test_a_peer_killed_mid_round_and_kept_down_is_timed_out_and_the_others_finis
     out with one signed claim, deal round 1 again among themselves and finish every round with
     byte-identical logs; `verify` exits 0 and shows the departure, the re-deal and the scores
     the absent seat gets (each round's highest)."""
-    peers = table_peers(tmp_path, "lan-stall", rounds=2, timeout=8)  # honest seats answer
+    peers = table_peers(tmp_path, "lan-stall", rounds=2, timeout=STALL)  # honest seats answer
     start_all(peers)
     gone, others = peers[3], peers[:3]
     try:
@@ -364,7 +366,7 @@ def _certified_rounds(peer: Peer, seats: int) -> int:
 def test_down_to_one_seat_the_game_ends_valid_with_the_rounds_scored(tmp_path: Path) -> None:
     """2 seats, the joiner killed in round 2 and kept down: the host times it out and the game
     is over, valid, with round 1's scores (RULES.md: fewer than 2 players left)."""
-    host, bot = peers = table_peers(tmp_path, "lan-alone-left", seats=2, rounds=3, timeout=8)
+    host, bot = peers = table_peers(tmp_path, "lan-alone-left", seats=2, rounds=3, timeout=STALL)
     start_all(peers)
     try:
         wait_until(lambda: _certified_rounds(bot, 2) >= 1, timeout=60, what="round 1 certified")
