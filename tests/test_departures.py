@@ -20,14 +20,15 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.moves import Draw
 from cfnet.game.round import Game
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Aborted, GameOver, SeatLeft, SeatReturned
+from cfnet.protocol.events import Aborted, GameOver, SeatLeft, SeatReturned, drain
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.schedule import Step
-from cfnet.protocol.testing import Network, start_tables
+from cfnet.protocol.table import OFFLINE, Table
+from cfnet.protocol.testing import Network, sim_identity, start_tables
 from cfnet.protocol.verify import verify_entries
-from cfnet.protocol.wire import BAD_ENTRY, EQUIVOCATION, OUT_OF_TURN, RESIGN
+from cfnet.protocol.wire import ABORT, BAD_ENTRY, EQUIVOCATION, OUT_OF_TURN, RESIGN, Fault
 from cfnet.record.entry import sign_entry
-from cfnet.record.logfile import write_log
+from cfnet.record.logfile import read_log, write_log
 
 
 def _table(rounds: int = 2) -> Network:
@@ -665,3 +666,31 @@ def test_a_cheat_found_by_the_audit_of_an_abandoned_deal_removes_its_author_too(
         "seat 3 (bot3) resigned: round 1 is dealt",
         "seat 1 (bot1) is removed and disqualifie",
     ]
+
+
+def test_an_abort_that_supersedes_entries_after_a_removal_replays_the_chain_with_its_fault() -> (
+    None
+):
+    """The removal vector: seat 1's false play (entry 19) stays in the chain as the evidence of
+    its removal. Later, while seat 0 is due, seat 2 posts out of turn and seat 0's abort proves
+    it at that seq, superseding seat 0's own entry there. A peer then replays its chain up to
+    that seq, the false play included: it must take it as it did live (the fault it proves is
+    already dealt with), not fail, and end with seat 2 removed too."""
+    entries = read_log(Path(__file__).parent / "vectors" / "removal-3p-seed6.cfnlog")
+    observer = Table(entries[0].wire)
+    seq = next(e.seq for e in entries[40:] if e.seat == 0 and e.kind in ("play", "draw", "pass"))
+    for entry in entries[1 : seq + 1]:
+        observer.receive(entry.wire, OFFLINE)
+    assert observer.rounds.seated == (0, 2)
+    prev, turn = entries[seq - 1].hash, entries[seq]
+    table_id = entries[0].table_id
+    stray = sign_entry(sim_identity(6, 2), table_id, seq, prev, 2, turn.kind, dict(turn.body))
+    fault = Fault(2, OUT_OF_TURN, "posted out of turn", None, {"entry": stray.wire})
+    abort = sign_entry(sim_identity(6, 0), table_id, seq, prev, 0, ABORT, fault.abort_body())
+    observer.receive(abort.wire, OFFLINE)
+    assert observer.entries[-1].wire == abort.wire and len(observer.entries) == seq + 1
+    events = drain(observer.next_event)
+    assert any(isinstance(e, Aborted) for e in events)  # one seat left, no round scored
+    assert observer.aborted is not None and observer.aborted.seat == 2
+    verdict = verify_entries(observer.entries)
+    assert verdict.removed == [1] and verdict.blamed == 2, verdict.problem

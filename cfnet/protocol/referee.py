@@ -354,13 +354,16 @@ class Referee:
         audits: list[int] = []
         n = self.players
         for entry in self.entries[1:seq]:
-            if entry.kind == RESIGN:
-                rounds.depart(entry.seat, entry.seq, entry.hash)
-            elif entry.kind == ABORT:
-                claim = parse_abort(entry.body, n)
-                rounds.depart(claim.seat, entry.seq, entry.hash, claim.code != TIMEOUT)
-            elif any(isinstance(e, RoundScored) for e in rounds.apply(entry, lambda _: [])):
-                audits.append(entry.seq)
+            try:
+                if entry.kind == RESIGN:
+                    rounds.depart(entry.seat, entry.seq, entry.hash)
+                elif entry.kind == ABORT:
+                    claim = parse_abort(entry.body, n)
+                    rounds.depart(claim.seat, entry.seq, entry.hash, claim.code != TIMEOUT)
+                elif any(isinstance(e, RoundScored) for e in rounds.apply(entry, lambda _: [])):
+                    audits.append(entry.seq)
+            except Blame:  # a fault found as it came: the abort after it in the chain removed
+                continue  # its author, as the replay does when it gets there
         rounds.check_proofs_from_now()
         self.rounds, self._audits = rounds, audits
 
