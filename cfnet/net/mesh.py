@@ -235,6 +235,14 @@ class Mesh:
         else:
             self._send_on(wire, entry_hash(wire), skip=None)
 
+    def resend(self, wire: bytes) -> None:
+        """Send `wire` to every linked peer now, even if it was sent before: a message that
+        is not a chain entry (a return request) has no sync to bring it back if it was lost."""
+        self._seen.add(entry_hash(wire))
+        frame = entry_frame(wire)
+        for key in list(self._links):
+            self._enqueue(key, frame)
+
     def _send_on(self, wire: bytes, digest: bytes, skip: bytes | None) -> None:
         if digest not in self._seen:
             self._seen.add(digest)

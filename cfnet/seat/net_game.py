@@ -270,9 +270,9 @@ class NetGame:
         """Post the local seat's return request, once per deal: a seat still dealt in carries
         it in its certificate, and this seat is dealt in again from the next round."""
         request = self.table.return_request().wire
-        if request != self._asked:
+        if request != self._asked and self.mesh.connected:  # else: at the next delivery
             self._asked = request
-            self.mesh.post(request)
+            self.mesh.resend(request)  # again each deal: the first may have found no link
             self._emit(Notice("asking to be dealt in again when the next round starts"))
 
     def _deliver(self, wire: bytes, key: bytes) -> bool:
