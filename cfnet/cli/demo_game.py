@@ -46,7 +46,7 @@ from cfnet.record.logfile import LogFileError, read_log
 from cfnet.seat.children import BotConfig, Children
 from cfnet.seat.config import HostConfig, PeerConfig
 from cfnet.seat.host import Hosting
-from cfnet.seat.net_game import NO_RESULT_EXIT, NetGame
+from cfnet.seat.net_game import NetGame, same_end_exits
 from cfnet.seat.process import drain
 from cfnet.seat.seating import urandom
 from cfnet.seat.session import GameAborted, SessionEvent
@@ -268,7 +268,7 @@ class Demo:
         assert game is not None
         finished = game.table.finished
         if finished:  # the computer players finish too, with the same end
-            fine = frozenset({0} if game.table.over else {0, NO_RESULT_EXIT})
+            fine = same_end_exits(game.table.over)
             problem = self.children.wait(BOT_EXIT_WAIT, fine)
         else:  # they would wait for this seat until the table's timeout
             problem = None

@@ -19,7 +19,7 @@ from cfnet.protocol.wire import MAX_TIMEOUT
 from cfnet.record.identity import Identity
 from cfnet.seat.children import BotConfig, Children
 from cfnet.seat.config import HostConfig
-from cfnet.seat.net_game import NO_RESULT_EXIT, NetGame
+from cfnet.seat.net_game import NetGame, same_end_exits
 from cfnet.seat.process import drain, failed, interrupted, run_loop, seat_logging, setup
 from cfnet.seat.seating import (
     Entropy,
@@ -203,7 +203,7 @@ async def host(
         left = game.table.departed and _others_play_on(game, hosting)
     finally:
         bots = hosting.bots
-        fine = frozenset({0} if over else {0, NO_RESULT_EXIT})  # they saw the same end
+        fine = same_end_exits(over)
         if left and bots.children:  # someone else's game goes on: they play their seats out
             print("the computer players finish the game without you...", flush=True)
         wait = BOT_FINISH_WAIT if left else BOT_EXIT_WAIT

@@ -66,6 +66,12 @@ NO_RESULT_EXIT = 3
 """The exit status of a seat whose game ended without a result (an abort, a resignation)."""
 
 
+def same_end_exits(over: bool) -> frozenset[int]:
+    """The exit statuses of the computer players of a game that ended `over` (with a result)
+    or not, when they saw the same end."""
+    return frozenset({0} if over else {0, NO_RESULT_EXIT})
+
+
 class NetGame:
     """One seat at a table on the LAN: its `Table`, `TableStore` and `Mesh`.
 
