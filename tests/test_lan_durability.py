@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
+import os
+import re
 import shutil
 import signal
 import time
@@ -17,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from cheaters import resign
+from cheaters import Cheater, plays_the_next_tile, resign
 from lan_helpers import LOOPBACK, Peer, cfnet_verify
 
 from cfnet.disk.store import TableMeta, TableStore, list_tables, load_identity, prepare_home
@@ -51,15 +53,18 @@ class Seat:
         home: Path,
         table_class: type[Table] = Table,
         store_class: type[TableStore] = TableStore,
+        local_class: Callable[[Identity, int], LocalSeat] = LocalSeat,
     ) -> None:
         self.home = prepare_home(home)
         self.identity = load_identity(self.home)
         self.game: NetGame | None = None
         self.table_class = table_class
         self.store_class = store_class
+        self.local_class = local_class
 
     async def prepare(self, genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
-        table = self.table_class(genesis, LocalSeat(self.identity, seat), time.monotonic())
+        local = self.local_class(self.identity, seat)
+        table = self.table_class(genesis, local, time.monotonic())
         meta = TableMeta(
             table.table_id, table.name, seat, table.players, table.options, strategy="greedy"
         )
@@ -185,6 +190,46 @@ def test_an_abort_that_supersedes_entries_is_stored_before_it_is_sent(tmp_path: 
     assert image.wait(30) == 3, image.output()
     assert image.log_path().read_bytes() == logs[0]
     assert "resuming table 'durability'" in image.output()
+
+
+# ---------------------------------------------------------------------- a cheating client
+
+
+def _cheating_client(identity: Identity, seat: int) -> LocalSeat:
+    """A modified cfnet whose first play names a tile it does not hold (signed by its seat)."""
+    return Cheater(identity, seat, os.urandom, plays_the_next_tile)
+
+
+async def _game_with_a_cheater(tmp: Path) -> tuple[list[NetGame], list[int]]:
+    seats = [Seat(tmp / "h0"), Seat(tmp / "h1", local_class=_cheating_client), Seat(tmp / "h2")]
+    games = await seat_in_order(seats[0], seats[1:])
+    async with asyncio.timeout(120):
+        codes = await asyncio.gather(*(game.run() for game in games))
+    return games, list(codes)
+
+
+def test_a_cheating_client_is_removed_and_the_others_finish_over_real_links(
+    tmp_path: Path,
+) -> None:
+    """Three seats over real TCP links, seat 1 a modified client that lies about a tile it
+    plays: both honest seats remove it at once, deal the round again between them and finish
+    the game with identical logs that `cfnet verify` finds valid, seat 1 disqualified; the
+    cheating client itself stops, told it was removed."""
+    games, codes = asyncio.run(_game_with_a_cheater(tmp_path))
+    assert codes == [0, 3, 0]
+    honest = [games[0], games[2]]
+    assert honest[0].log_path.read_bytes() == honest[1].log_path.read_bytes()
+    for game in honest:
+        assert game.table.over and game.table.game.disqualified == {1}
+        assert game.table.game.round_seated == [(0, 2)]
+    cheater = games[1].table
+    assert cheater.removed and not cheater.finished
+    verdict = cfnet_verify(honest[0].log_path)
+    assert verdict.returncode == 0, verdict.stdout
+    assert re.search(
+        r"^departure: entry \d+: seat 1 \(p1\) is removed and disqualified", verdict.stdout, re.M
+    )
+    assert "seat 1 (p1) is disqualified: removed for cheating" in verdict.stdout
 
 
 # ---------------------------------------------------------------------- a store that fails
