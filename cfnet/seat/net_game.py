@@ -360,7 +360,8 @@ class NetGame:
                     self._emit(Notice(f"you left the game: {text}"))
                 else:
                     self.departure = event
-                    self.result = GameAborted(f"you left the game: {text}")
+                    how = "were removed from" if self.table.removed else "left"
+                    self.result = GameAborted(f"you {how} the game: {text}")
             elif isinstance(event, SeatReturned):
                 names = [self._who(s) for s in range(self.table.players)]
                 self._emit(Notice(event.describe(names)))
