@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from cfnet.deck.sra import first_invalid, round_deck
@@ -298,3 +300,35 @@ def test_a_restarted_seat_takes_a_timeout_claim_against_itself_at_once() -> None
     assert back.aborted is not None and back.aborted.seat == 1 and back.aborted.code == TIMEOUT
     assert back.entries == accuser.entries
     assert restarted(False).aborted is None  # held: its own clock has not seen the deadline
+
+
+def test_a_restarted_seat_takes_a_claim_at_a_seq_where_its_unsent_entry_sits() -> None:
+    """Seat 1 stored its `shuffle_b` and was killed before sending it; seat 0, which never got
+    it, claims seat 1's timeout at that seq. Restarted, seat 1 holds its own entry there with
+    the replay's arrival time, which proves nothing to anyone: it takes the claim (the claim
+    supersedes its entry: one chain with its peer) instead of refusing it as 'arrived in time'
+    and claiming its peer's timeout in a chain of its own (the split brain seen in CI)."""
+    network = start_tables(2, 14, RuleOptions(rounds=1), timeout=30)
+    network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
+    accuser, down = network.tables
+    (unsent,) = down.entries_to_send(network.now)  # stored by seat 1, never delivered
+    accuser.handle_timer(network.now + 31)
+    (claim,) = accuser.entries_to_send(network.now + 31)
+    assert claim.kind == "abort" and claim.seq == unsent.seq and down.local is not None
+
+    def restarted(returned: bool) -> Table:
+        assert down.local is not None
+        local = LocalSeat.from_plain(down.local.identity, down.local.secrets_to_plain())
+        table = Table(down.entries[0].wire, local, 0.0)
+        for entry in down.entries[1:]:
+            table.receive(entry.wire, 0.0)
+        if returned:
+            table.returned()
+        with contextlib.suppress(PeerProtocolError):
+            table.receive(claim.wire, 0.0)
+        return table
+
+    back = restarted(True)
+    assert back.aborted is not None and back.aborted.seat == 1 and back.aborted.code == TIMEOUT
+    assert back.entries == accuser.entries
+    assert restarted(False).entries[-1] == unsent  # a live seat's clock may deny it

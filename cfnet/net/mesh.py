@@ -258,10 +258,13 @@ class Mesh:
             self._enqueue(key, frame)
 
     def caught_up(self) -> bool:
-        """Whether some peer has told us its chain (`sync`) and ours is at least as long: we
-        hold the head of the chain as that peer knows it."""
+        """Whether some peer has told us its chain (`sync`) and we hold its head: the entry at
+        its last seq is the same here (a chain as long as ours that forks from it is not)."""
         ours = head_of(self._store)[0]
-        return any(count <= ours for count, _ in self._heads.values())
+        return any(
+            0 < count <= ours and entry_hash(self._store.since(count - 1)[0]) == head
+            for count, head in self._heads.values()
+        )
 
     def agree(self, keys: Collection[bytes]) -> bool:
         """Whether every peer in `keys` said (in its last `sync`) it holds our chain exactly."""

@@ -30,8 +30,9 @@ PREMATURE = "premature"
 @dataclass(frozen=True, slots=True)
 class Judged:
     """What a claim is checked against: the chain, the seat due at any seq (`due_at`), the
-    fault this peer found itself (if any), the table's id and timeout, and when the step now
-    open began here."""
+    fault this peer found itself (if any), the table's id and timeout, when the step now open
+    began here, and the seat (this peer's own, just restarted) whose timeout claims no clock
+    here can judge (`unclocked`: its entries' arrival times are those of the replay)."""
 
     chain: Chain
     due_at: Callable[[int], int]
@@ -39,6 +40,7 @@ class Judged:
     table_id: bytes
     timeout: int
     step_started: float
+    unclocked: int | None = None
 
 
 def claim_problem(claim: Fault, abort: Entry, now: float, at: Judged) -> str | None:
@@ -56,6 +58,8 @@ def claim_problem(claim: Fault, abort: Entry, now: float, at: Judged) -> str | N
         seq = abort.seq
         if evidence["seq"] != seq or at.due_at(seq) != claim.seat:
             return f"seat {claim.seat} was not the seat due at entry {seq}"
+        if claim.seat == at.unclocked:
+            return None
         if seq < len(chain):
             if chain.times[seq] - chain.times[seq - 1] < at.timeout:
                 return f"seat {claim.seat}'s entry {seq} arrived here in time"

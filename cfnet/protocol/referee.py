@@ -318,12 +318,17 @@ class Referee:
             return self._bad_abort(entry, now, due, "its abort blames its own author")
         if entry.seat not in self.rounds.seated:
             raise self._gone(entry)
-        judged = Judged(
-            self.chain, self._due_at, self.fault, self.table_id, self.timeout, self._step_started
+        unclocked = self.me if self.returning else None  # we were down: our clock cannot
+        judged = Judged(  # deny a claim against us, nor can our entries restored from disk
+            self.chain,
+            self._due_at,
+            self.fault,
+            self.table_id,
+            self.timeout,
+            self._step_started,
+            unclocked,
         )
         problem = claim_problem(claim, entry, now, judged)
-        if problem == PREMATURE and self.returning and claim.seat == self.me:
-            problem = None  # we were down: our own clock cannot deny a claim against us
         if problem == PREMATURE:
             self._held = entry  # taken if our own clock agrees before the seat posts
             return []
