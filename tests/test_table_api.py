@@ -285,21 +285,26 @@ def test_a_restarted_seat_takes_a_timeout_claim_against_itself_at_once() -> None
     (claim,) = accuser.entries_to_send(network.now + 31)
     assert down.local is not None and claim.kind == "abort"
 
-    def restarted(returned: bool) -> Table:
-        assert down.local is not None
-        local = LocalSeat.from_plain(down.local.identity, down.local.secrets_to_plain())
-        table = Table(down.entries[0].wire, local, 0.0)
-        for entry in down.entries[1:]:
-            table.receive(entry.wire, 0.0)
-        if returned:
-            table.returned()
-        table.receive(claim.wire, 0.0)
-        return table
-
-    back = restarted(True)
+    back = _restarted(down, claim, returned=True)
     assert back.aborted is not None and back.aborted.seat == 1 and back.aborted.code == TIMEOUT
     assert back.entries == accuser.entries
-    assert restarted(False).aborted is None  # held: its own clock has not seen the deadline
+    restarted = _restarted(down, claim, returned=False)
+    assert restarted.aborted is None  # held: its own clock has not seen the deadline
+
+
+def _restarted(down: Table, claim: Entry, returned: bool) -> Table:
+    """`down`'s seat rebuilt from its entries and secrets (`returned`: marked as restarted),
+    then given `claim` (refused or held, it is not taken)."""
+    assert down.local is not None
+    local = LocalSeat.from_plain(down.local.identity, down.local.secrets_to_plain())
+    table = Table(down.entries[0].wire, local, 0.0)
+    for entry in down.entries[1:]:
+        table.receive(entry.wire, 0.0)
+    if returned:
+        table.returned()
+    with contextlib.suppress(PeerProtocolError):
+        table.receive(claim.wire, 0.0)
+    return table
 
 
 def test_a_restarted_seat_takes_a_claim_at_a_seq_where_its_unsent_entry_sits() -> None:
@@ -316,19 +321,8 @@ def test_a_restarted_seat_takes_a_claim_at_a_seq_where_its_unsent_entry_sits() -
     (claim,) = accuser.entries_to_send(network.now + 31)
     assert claim.kind == "abort" and claim.seq == unsent.seq and down.local is not None
 
-    def restarted(returned: bool) -> Table:
-        assert down.local is not None
-        local = LocalSeat.from_plain(down.local.identity, down.local.secrets_to_plain())
-        table = Table(down.entries[0].wire, local, 0.0)
-        for entry in down.entries[1:]:
-            table.receive(entry.wire, 0.0)
-        if returned:
-            table.returned()
-        with contextlib.suppress(PeerProtocolError):
-            table.receive(claim.wire, 0.0)
-        return table
-
-    back = restarted(True)
+    back = _restarted(down, claim, returned=True)
     assert back.aborted is not None and back.aborted.seat == 1 and back.aborted.code == TIMEOUT
     assert back.entries == accuser.entries
-    assert restarted(False).entries[-1] == unsent  # a live seat's clock may deny it
+    live = _restarted(down, claim, returned=False)
+    assert live.entries[-1] == unsent  # a live seat's clock may deny it
