@@ -10,6 +10,7 @@ a 95% confidence interval over the deal sets, the rule options; the last lines a
 
 `--strategies` lists the seats in order; a short list is filled with its last name. A budget
 for one expert may be given in its name: `expert:300` (300 rollouts) or `expert:0.5s`.
+A line on stderr follows each deal set played, so a run of hours shows how far it is.
 """
 
 from __future__ import annotations
@@ -173,8 +174,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     sets = max(1, math.ceil(args.games / args.players))
     jobs = [(i, args.seed, lineup, options, budget) for i in range(sets)]
     start = time.perf_counter()
+    results: list[tuple[int, list[list[SeatResult]]]] = []
     with multiprocessing.Pool(args.workers) as pool:
-        results = sorted(pool.imap_unordered(play_deal_set, jobs))
+        for result in pool.imap_unordered(play_deal_set, jobs):
+            results.append(result)
+            done = len(results)
+            print(
+                f"deal set {done}/{sets} played ({done * args.players} games, "
+                f"{time.perf_counter() - start:.0f} s)",
+                file=sys.stderr,
+            )
+    results.sort()
     elapsed = time.perf_counter() - start
     tallies: dict[str, Tally] = {spec: Tally() for spec in dict.fromkeys(lineup)}
     for spec in lineup:
@@ -202,9 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         rounds, rounds_ci = mean_ci(tally.rounds_won)
         times = tally.times or [0.0]
         mean_time, time_ci = mean_ci(times)
-        seats = f" (each of {tally.seats} seats)" if tally.seats > 1 else ""
+        each = f" (each of {tally.seats} seats)" if tally.seats > 1 else ""
         lines.append(
-            f"{spec} won {100 * won:.1f}% of games ± {100 * won_ci:.1f}{seats}; "
+            f"{spec} won {100 * won:.1f}% of games ± {100 * won_ci:.1f}{each}; "
             f"mean total {total:.1f} ± {total_ci:.1f}; rounds won {rounds:.2f} ± {rounds_ci:.2f} "
             f"of {options.rounds}; time per decision mean {mean_time * 1000:.1f} ms "
             f"± {time_ci * 1000:.1f}, worst {max(times) * 1000:.0f} ms"

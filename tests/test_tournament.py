@@ -1,0 +1,55 @@
+"""scripts/tournament.py as a script that reads it would run it: its last lines, one per
+strategy, say `STRATEGY won P% of games`; the shares add up; seeds and rollouts reproduce it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).parent.parent / "scripts" / "tournament.py"
+WON = re.compile(r"^(\S+) won (\d+\.\d)% of games ")
+
+
+def tournament(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def won_lines(out: str, strategies: int) -> list[str]:
+    return out.strip().splitlines()[-strategies:]
+
+
+def test_the_last_lines_give_each_strategys_share_of_the_games_won() -> None:
+    args = ["--players", "3", "--games", "6", "--seed", "4", "--rule", "rounds=2"]
+    args += ["--strategies", "expert,random", "--rollouts", "20", "--workers", "1"]
+    run = tournament(*args)
+    assert run.returncode == 0, run.stderr
+    assert "6 games (2 deal sets x 3 seat rotations), 3 players: expert, random, random" in run.stdout
+    assert "deal set 2/2 played (6 games" in run.stderr
+    lines = won_lines(run.stdout, 2)
+    shares = {}
+    for line in lines:
+        match = WON.match(line)
+        assert match, line
+        shares[match[1]] = float(match[2])
+    assert list(shares) == ["expert", "random"]
+    # expert holds one seat of 3 in every game, random two: the wins (shared ones split) of
+    # every game add up to one game.
+    assert abs(shares["expert"] + 2 * shares["random"] - 100) < 0.2
+    assert "(each of 2 seats)" in lines[1]
+    again = tournament(*args)
+    assert [line.split("; time per decision")[0] for line in won_lines(again.stdout, 2)] == [
+        line.split("; time per decision")[0] for line in lines
+    ]
+
+
+def test_an_unknown_strategy_is_refused_with_the_known_ones() -> None:
+    run = tournament("--players", "2", "--games", "2", "--strategies", "expert,psychic")
+    assert run.returncode == 2
+    assert "psychic" in run.stderr and "greedy" in run.stderr and "expert" in run.stderr
