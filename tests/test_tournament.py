@@ -30,7 +30,8 @@ def test_the_last_lines_give_each_strategys_share_of_the_games_won() -> None:
     args += ["--strategies", "expert,random", "--rollouts", "20", "--workers", "1"]
     run = tournament(*args)
     assert run.returncode == 0, run.stderr
-    assert "6 games (2 deal sets x 3 seat rotations), 3 players: expert, random, random" in run.stdout
+    lineup = "6 games (2 deal sets x 3 seat rotations), 3 players: expert, random, random"
+    assert lineup in run.stdout
     assert "deal set 2/2 played (6 games" in run.stderr
     lines = won_lines(run.stdout, 2)
     shares = {}
