@@ -10,20 +10,25 @@ a 95% confidence interval over the deal sets, the rule options; the last lines a
 
 `--strategies` lists the seats in order; a short list is filled with its last name. A budget
 for one expert may be given in its name: `expert:300` (300 rollouts) or `expert:0.5s`.
-A line on stderr follows each deal set played, so a run of hours shows how far it is.
+A line on stderr follows each deal set played, so a run of hours shows how far it is; with
+`--save FILE` each deal set's results are appended to FILE as it ends, and a run started again
+with the same settings and FILE plays only the deal sets FILE lacks (a long run can be stopped
+and continued, or grown with a larger --games).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import partial
+from pathlib import Path
 
 from cfnet.game.bot_games import play_game
 from cfnet.game.bots import BOT_STRATEGIES, Player, make_bot
@@ -78,6 +83,9 @@ class SeatResult:
     times: list[float]
 
 
+DealSet = tuple[int, list[list[SeatResult]]]  # a deal set's index, and each game's seats
+
+
 def share_round(round_wins: list[float], game: Game, finished: Round) -> None:
     """Add the round's win (shared by the lowest scores) to `round_wins`."""
     scores = finished.scores()
@@ -88,7 +96,7 @@ def share_round(round_wins: list[float], game: Game, finished: Round) -> None:
 
 def play_deal_set(
     job: tuple[int, int, Sequence[str], RuleOptions, Budget],
-) -> tuple[int, list[list[SeatResult]]]:
+) -> DealSet:
     """Play deal set `index` once per rotation of the lineup; the results of each game."""
     index, seed, lineup, options, budget = job
     players = len(lineup)
@@ -154,7 +162,37 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     budget.add_argument("--rollouts", type=int, help="expert rollouts per decision (reproducible)")
     parser.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--save", type=Path, help="append each deal set's results here; resume")
     return parser.parse_args(argv)
+
+
+def saved_sets(path: Path | None, run: dict[str, object]) -> dict[int, DealSet]:
+    """The deal sets of `run` already in the file at `path`; ValueError if it holds another run.
+    A last line cut short (the run was killed while writing it) is dropped from the file."""
+    if path is None or not path.exists():
+        return {}
+    text = path.read_text()
+    whole = text[: text.rfind("\n") + 1]
+    if whole != text:
+        path.write_text(whole)
+    found: dict[int, DealSet] = {}
+    for number, line in enumerate(whole.splitlines(), 1):
+        try:
+            record = json.loads(line)
+            if record["run"] != run:
+                raise ValueError(f"{path}:{number} is a run with other settings: {record['run']}")
+            games = [[SeatResult(**seat) for seat in game] for game in record["games"]]
+            found[record["set"]] = (record["set"], games)
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise ValueError(f"{path}:{number} is not a saved deal set ({error})") from None
+    return found
+
+
+def save_set(path: Path | None, run: dict[str, object], result: DealSet) -> None:
+    if path is not None:
+        games = [[asdict(seat) for seat in game] for game in result[1]]
+        with path.open("a") as file:
+            file.write(json.dumps({"run": run, "set": result[0], "games": games}) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -172,11 +210,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     lineup = names + [names[-1]] * (args.players - len(names))
     sets = max(1, math.ceil(args.games / args.players))
-    jobs = [(i, args.seed, lineup, options, budget) for i in range(sets)]
+    mode = f"{args.rollouts} rollouts" if args.rollouts else f"{budget.think:g} s"
+    run = {"seed": args.seed, "lineup": lineup, "rules": options.describe(), "budget": mode}
+    try:
+        saved = saved_sets(args.save, run)
+    except ValueError as error:
+        print(f"tournament: {error}; give another --save file", file=sys.stderr)
+        return 2
+    results = [saved[i] for i in range(sets) if i in saved]
+    resumed = f"; {len(results)} deal sets from {args.save}" if results else ""
+    if results:
+        print(f"{len(results)} deal sets already played, from {args.save}", file=sys.stderr)
+    jobs = [(i, args.seed, lineup, options, budget) for i in range(sets) if i not in saved]
     start = time.perf_counter()
-    results: list[tuple[int, list[list[SeatResult]]]] = []
     with multiprocessing.Pool(args.workers) as pool:
         for result in pool.imap_unordered(play_deal_set, jobs):
+            save_set(args.save, run, result)
             results.append(result)
             done = len(results)
             print(
@@ -198,12 +247,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             for r in seats:
                 tally.times.extend(r.times)
     played = sets * args.players
-    mode = f"{args.rollouts} rollouts" if args.rollouts else f"{budget.think:g} s"
     print(
         f"{played} games ({sets} deal sets x {args.players} seat rotations), {args.players} "
         f"players: {', '.join(lineup)}; expert budget {mode} per decision; seed {args.seed}"
     )
-    print(f"rules: {options.describe()}; {elapsed:.0f} s on {args.workers} workers")
+    print(f"rules: {options.describe()}; {elapsed:.0f} s on {args.workers} workers{resumed}")
     print(f"fair share {100 / args.players:.1f}%; ± is a 95% confidence interval over deal sets")
     lines = []
     for spec, tally in tallies.items():

@@ -54,3 +54,29 @@ def test_an_unknown_strategy_is_refused_with_the_known_ones() -> None:
     run = tournament("--players", "2", "--games", "2", "--strategies", "expert,psychic")
     assert run.returncode == 2
     assert "psychic" in run.stderr and "greedy" in run.stderr and "expert" in run.stderr
+
+
+def test_a_saved_run_continues_where_it_stopped_and_grows(tmp_path: Path) -> None:
+    save = tmp_path / "run.jsonl"
+    base = ["--players", "2", "--seed", "9", "--rule", "rounds=2", "--strategies", "expert,greedy"]
+    base += ["--rollouts", "20", "--workers", "1", "--save", str(save)]
+    whole = tournament(*base, "--games", "6")
+    assert whole.returncode == 0, whole.stderr
+    save.unlink()
+    first = tournament(*base, "--games", "2")
+    assert first.returncode == 0, first.stderr
+    with save.open("a") as file:
+        file.write('{"run": {"seed": 9, "lin')  # killed while writing a line
+    rest = tournament(*base, "--games", "6")
+    assert rest.returncode == 0, rest.stderr
+    assert "1 deal sets already played" in rest.stderr
+    assert "deal set 2/3 played" in rest.stderr and "deal set 1/3" not in rest.stderr
+    assert "1 deal sets from" in rest.stdout
+    assert (
+        won_lines(rest.stdout, 2)[0].split("; time")[0]
+        == (won_lines(whole.stdout, 2)[0].split("; time")[0])
+    )
+    assert len(save.read_text().splitlines()) == 3
+    other = tournament(*base[:3], "10", *base[4:], "--games", "2")
+    assert other.returncode == 2
+    assert "other settings" in other.stderr and "another --save file" in other.stderr
