@@ -200,8 +200,10 @@ def test_twenty_fakes_of_the_name_at_a_silent_port_do_not_stop_a_join(
         assert host.wait() == 0, host.output()
     finally:
         host.kill()
-    if choose == "same key":  # each fake was tried (and timed out) before the real table
-        assert done.stdout.count("; looking further") == count, done.stdout
+    if choose == "same key":  # the fakes it saw were all tried (and timed out) before the
+        # real table; on a loaded machine its look for namesakes (SAME_NAME_SETTLE) may end
+        # before they answer, and then it joins the table it found, the real one
+        assert done.stdout.count("; looking further") in (0, count), done.stdout
 
 
 # ---------------------------------------------------------------- the table's timeout
