@@ -45,19 +45,48 @@ class Budget:
     rollouts: int | None
 
 
+@dataclass
+class Timing:
+    """Seconds per decision, summed up: how many, their sum and sum of squares, the worst."""
+
+    count: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+    worst: float = 0.0
+
+    def add(self, seconds: float) -> None:
+        self.merge(Timing(1, seconds, seconds * seconds, seconds))
+
+    def merge(self, other: Timing) -> None:
+        self.count += other.count
+        self.total += other.total
+        self.squares += other.squares
+        self.worst = max(self.worst, other.worst)
+
+    def mean_ci(self) -> tuple[float, float]:
+        """The mean and the half-width of its 95% confidence interval (normal approximation)."""
+        if self.count == 0:
+            return 0.0, math.nan
+        mean = self.total / self.count
+        if self.count < 2:
+            return mean, math.nan
+        var = max(0.0, self.squares - self.count * mean * mean) / (self.count - 1)
+        return mean, 1.96 * math.sqrt(var / self.count)
+
+
 class Timed:
     """A player that records how long each real decision (two or more legal moves) took."""
 
     def __init__(self, inner: Player) -> None:
         self.inner, self.name = inner, inner.name
-        self.times: list[float] = []
+        self.times = Timing()
 
     def choose(self, view: PlayerView) -> Move:
         choice = len(view.legal_moves()) > 1
         start = time.perf_counter()
         move = self.inner.choose(view)
         if choice:
-            self.times.append(time.perf_counter() - start)
+            self.times.add(time.perf_counter() - start)
         return move
 
 
@@ -80,7 +109,7 @@ class SeatResult:
     total: int
     won: float
     rounds_won: float
-    times: list[float]
+    times: Timing
 
 
 DealSet = tuple[int, list[list[SeatResult]]]  # a deal set's index, and each game's seats
@@ -128,13 +157,13 @@ def play_deal_set(
 
 @dataclass
 class Tally:
-    """What one strategy did, per deal set (for confidence intervals) and per decision."""
+    """What one strategy did, per deal set (for confidence intervals), and its decisions."""
 
     seats: int = 0
     won: list[float] = field(default_factory=list)  # per deal set: mean won share per game
     totals: list[float] = field(default_factory=list)
     rounds_won: list[float] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
+    times: Timing = field(default_factory=Timing)
 
 
 def mean_ci(values: Sequence[float]) -> tuple[float, float]:
@@ -181,7 +210,10 @@ def saved_sets(path: Path | None, run: dict[str, object]) -> dict[int, DealSet]:
             record = json.loads(line)
             if record["run"] != run:
                 raise ValueError(f"{path}:{number} is a run with other settings: {record['run']}")
-            games = [[SeatResult(**seat) for seat in game] for game in record["games"]]
+            games = [
+                [SeatResult(**{**seat, "times": Timing(**seat["times"])}) for seat in game]
+                for game in record["games"]
+            ]
             found[record["set"]] = (record["set"], games)
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise ValueError(f"{path}:{number} is not a saved deal set ({error})") from None
@@ -245,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             tally.totals.append(sum(r.total for r in seats) / len(seats))
             tally.rounds_won.append(sum(r.rounds_won for r in seats) / len(seats))
             for r in seats:
-                tally.times.extend(r.times)
+                tally.times.merge(r.times)
     played = sets * args.players
     print(
         f"{played} games ({sets} deal sets x {args.players} seat rotations), {args.players} "
@@ -258,14 +290,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         won, won_ci = mean_ci(tally.won)
         total, total_ci = mean_ci(tally.totals)
         rounds, rounds_ci = mean_ci(tally.rounds_won)
-        times = tally.times or [0.0]
-        mean_time, time_ci = mean_ci(times)
+        mean_time, time_ci = tally.times.mean_ci()
         each = f" (each of {tally.seats} seats)" if tally.seats > 1 else ""
         lines.append(
             f"{spec} won {100 * won:.1f}% of games ± {100 * won_ci:.1f}{each}; "
             f"mean total {total:.1f} ± {total_ci:.1f}; rounds won {rounds:.2f} ± {rounds_ci:.2f} "
             f"of {options.rounds}; time per decision mean {mean_time * 1000:.1f} ms "
-            f"± {time_ci * 1000:.1f}, worst {max(times) * 1000:.0f} ms"
+            f"± {time_ci * 1000:.1f}, worst {tally.times.worst * 1000:.0f} ms"
         )
     print("\n".join(lines))
     return 0

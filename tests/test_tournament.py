@@ -3,6 +3,7 @@ strategy, say `STRATEGY won P% of games`; the shares add up; seeds and rollouts 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -77,6 +78,21 @@ def test_a_saved_run_continues_where_it_stopped_and_grows(tmp_path: Path) -> Non
         == (won_lines(whole.stdout, 2)[0].split("; time")[0])
     )
     assert len(save.read_text().splitlines()) == 3
+    # The report of the resumed run is made from the file's records: its expert line gives the
+    # decision times the file holds (each seat's count, sum and worst, not a list of them).
+    seats = [
+        seat
+        for line in save.read_text().splitlines()
+        for game in json.loads(line)["games"]
+        for seat in game
+        if seat["spec"] == "expert"
+    ]
+    count = sum(seat["times"]["count"] for seat in seats)
+    mean = sum(seat["times"]["total"] for seat in seats) / count
+    worst = max(seat["times"]["worst"] for seat in seats)
+    assert count > 0
+    assert f"time per decision mean {mean * 1000:.1f} ms" in won_lines(rest.stdout, 2)[0]
+    assert f"worst {worst * 1000:.0f} ms" in won_lines(rest.stdout, 2)[0]
     other = tournament(*base[:3], "10", *base[4:], "--games", "2")
     assert other.returncode == 2
     assert "other settings" in other.stderr and "another --save file" in other.stderr
