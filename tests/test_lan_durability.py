@@ -362,7 +362,16 @@ def test_resync_gives_a_peer_with_a_longer_chain_the_earlier_abort() -> None:
     longer = [*shared, b"play 2", b"play 3", b"abort at 4"]
     to_early, to_longer = asyncio.run(_resync(early, longer))
     assert to_longer == [b"abort at 2"]  # by count alone it would get nothing
-    assert to_early == [b"abort at 4"]  # the chains differ: the last entry is what counts
+    # The chains differ at early's last entry: it gets longer's entries from there on (it
+    # keeps its own earlier abort and refuses them).
+    assert to_early == [b"play 2", b"play 3", b"abort at 4"]
+    # A seat that stored an entry it never sent (it died) while the others claimed its turn and
+    # played on, as they do after a timeout claim: it gets the claim and all that followed.
+    to_dead, to_alive = asyncio.run(
+        _resync([*shared, b"unsent 2"], [*shared, b"claim at 2", b"reveal 3", b"deal 4"])
+    )
+    assert to_dead == [b"claim at 2", b"reveal 3", b"deal 4"]  # its last entry alone: useless
+    assert to_alive == [b"unsent 2"]
     # Same length, different last entry (two aborts at one seq): each gets the other's.
     to_a, to_b = asyncio.run(_resync([*shared, b"abort A"], [*shared, b"abort B"]))
     assert (to_a, to_b) == ([b"abort B"], [b"abort A"])

@@ -11,12 +11,13 @@ takes (appended, or held until its predecessors arrive) is echoed on to every ot
 broken link does not stall delivery while some path remains. Each side says how many log
 entries it holds and the hash of the last (`sync`) when a link comes up and again whenever it
 sent nothing for a while (the keepalive), and `announce` does so at once; the other sends what
-follows if its chain holds that one there, else its own last entry (an abort that supersedes
-the peer's longer or different chain), so a peer that missed or refused an entry asks for it
-again. A `sync` answer is written lazily, a chunk at a time as the link drains; one at a time
-per link (a newer `sync` waits, replacing an older waiting one, and the link is not read
-meanwhile), and the other messages queued for a link are capped in bytes: a peer that does not
-read costs bounded memory. A link silent past the idle timeout is closed. `finish` says
+follows if its chain holds that one there, else its own entries from that position on (or its
+last if it holds fewer: an abort that supersedes the peer's longer or different chain, and what
+follows the abort), so a peer that missed or refused an entry asks for it again. A `sync`
+answer is written lazily, a chunk at a time as the link drains; one at a time per link (a
+newer `sync` waits, replacing an older waiting one, and the link is not read meanwhile), and
+the other messages queued for a link are capped in bytes: a peer that does not read costs
+bounded memory. A link silent past the idle timeout is closed. `finish` says
 goodbye once every linked peer is done too.
 """
 
@@ -124,13 +125,14 @@ class _Outbox:
 
     def _answer(self, head: Head) -> int | None:
         """Where a `sync` answer starts: after the peer's entries if our chain holds its last
-        one there, else at our last entry (chains that differ differ by an abort, and that is
-        how ours ends); None when there is nothing to send."""
+        one there; else at the position of its last entry, or at our last if we hold fewer
+        (chains differ where an abort superseded entries, and a game may go on after the abort:
+        the peer needs it and all that follows); None when there is nothing to send."""
         count, digest = head
         ours = self._store.count()
         if count == 0 or (count <= ours and entry_hash(self._store.since(count - 1)[0]) == digest):
             return count if count < ours else None
-        return ours - 1 if ours else None
+        return min(count, ours) - 1 if ours else None
 
     def take(self) -> bytes:
         """The next batch to write (empty: nothing now): the queued frames, then up to
