@@ -7,6 +7,7 @@ is over with the rounds scored."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -694,3 +695,96 @@ def test_an_abort_that_supersedes_entries_after_a_removal_replays_the_chain_with
     assert observer.aborted is not None and observer.aborted.seat == 2
     verdict = verify_entries(observer.entries)
     assert verdict.removed == [1] and verdict.blamed == 2, verdict.problem
+
+
+def test_a_claim_confirmed_by_our_own_clock_lets_in_the_entries_that_came_after_it() -> None:
+    """Seat 0's clock runs ahead of seat 2's: its timeout claim against the stalled seat 1
+    reaches seat 2 before seat 2's own deadline (held), and seat 0's next entry, built on the
+    claim, comes right after (ahead of seat 2's chain). When seat 2's clock confirms the claim,
+    that entry is taken too: seat 2 must not wait for an entry it holds, and blame seat 0."""
+    network = start_tables(3, 26, RuleOptions(rounds=1), timeout=60)
+    host, other = network.tables[0], network.tables[2]
+    network.run(until=lambda: host.due() == (1, frozenset({"shuffle_a"})))
+    network.tampers = {1: lambda entry: []}
+    start = network.now
+    host.handle_timer(start + 61)
+    posted = host.entries_to_send(start + 61)
+    assert [e.kind for e in posted] == ["abort", "reveal", "shuffle_a"]  # the deal again
+    for entry in posted:
+        other.receive(entry.wire, start + 30)  # before seat 2's deadline: held, then queued
+    assert len(other.entries) == posted[0].seq
+    other.handle_timer(start + 61)
+    assert [e.wire for e in other.entries[-3:]] == [e.wire for e in posted]
+    network.now = start + 61
+    network.run()
+    assert host.over and other.over and host.entries == other.entries
+    verdict = verify_entries(host.entries)
+    assert verdict.ok and verdict.blamed is None
+
+
+def test_the_due_seats_entry_that_comes_after_an_abort_at_its_seq_blames_nobody() -> None:
+    """Seat 1 posts its due entry at seq n while seat 0 posts an abort at n (seat 2 sent seat 0
+    an entry out of turn). Seat 3 gets the abort first: seat 1's entry then comes where the
+    abort stands. It was seat 1's turn there, so it proves nothing: refused, nobody blamed, and
+    every peer ends with one chain that blames seat 2 alone."""
+    network = start_tables(4, 27, RuleOptions(rounds=1), timeout=60)
+    tables = network.tables
+    network.run(until=lambda: tables[0].due() == (1, frozenset({"shuffle_a"})))
+    seq, now = len(tables[0].entries), network.now
+    cheater = tables[2].local
+    assert cheater is not None
+    tables[0].receive(cheater.sign(tables[0].table_id, seq, tables[0].head, RESIGN, {}).wire, now)
+    abort, *after = tables[0].entries_to_send(now)  # and the game goes on without seat 2
+    (due,) = tables[1].entries_to_send(now)
+    assert (abort.kind, abort.seq, due.kind, due.seq) == (ABORT, seq, "shuffle_a", seq)
+    tables[3].receive(abort.wire, now)
+    with pytest.raises(PeerProtocolError, match="superseded by an abort") as refused:
+        tables[3].receive(due.wire, now)
+    assert refused.value.seat is None and tables[3].fault is None
+    for table in tables:
+        for entry in (due, abort, *after):
+            with contextlib.suppress(PeerProtocolError):
+                table.receive(entry.wire, now)
+    network.run()
+    assert len({tuple(e.wire for e in t.entries) for t in tables[:2] + tables[3:]}) == 1
+    verdict = verify_entries(tables[0].entries)
+    assert verdict.ok and verdict.blamed is None and tables[0].over
+    assert tables[0].rounds.game.disqualified == {2}
+
+
+def test_entries_of_a_deal_a_smaller_claim_replaced_are_not_taken_for_equivocation() -> None:
+    """The deal built on the larger of two racing claims is dropped when the smaller comes,
+    and the same seats sign the same seqs again on the smaller. An entry of the dropped deal
+    that comes late (an echo from a slow peer, a resync) links to another chain: it is not a
+    second entry for the place the seat signed again, so it is refused and nobody is blamed."""
+    network = start_tables(4, 24, RuleOptions(rounds=1), timeout=60)
+    network.run(until=lambda: network.tables[0].due() == (3, frozenset({"shuffle_a"})))
+    network.tampers = {3: lambda entry: []}
+    tables = network.tables
+    late = network.now + 61
+    claims = []
+    for poster in (0, 1):
+        local = tables[poster].local
+        assert local is not None
+        seq = len(tables[poster].entries)
+        body = {"blamed": 3, "code": "timeout", "detail": "stalled", "evidence": {"seq": seq}}
+        claims.append(local.sign(tables[0].table_id, seq, tables[poster].head, "abort", body))
+    larger, smaller = sorted(claims, key=lambda e: e.wire)[::-1]
+    for table in tables[:3]:
+        table.handle_timer(late)
+        table.receive(larger.wire, late)
+    network.now = late
+    network.run(until=lambda: len(tables[2].entries) > larger.seq + 3)
+    dropped = tables[2].entries[larger.seq + 1 :]
+    for table in tables[:3]:
+        table.receive(smaller.wire, late)
+    network.run()
+    again = [old for old in dropped if tables[0].entries[old.seq].seat == old.seat]
+    assert again  # the same seats signed those seqs again, on the smaller claim
+    for table in tables[:3]:
+        for old in again:
+            with contextlib.suppress(PeerProtocolError):
+                table.receive(old.wire, network.now)
+        assert table.fault is None and table.over and not drain(table.next_event)
+    assert len({tuple(e.wire for e in t.entries) for t in tables[:3]}) == 1
+    assert verify_entries(tables[0].entries).ok

@@ -155,7 +155,11 @@ class Referee:
         if entry.seq > len(self.entries):
             self.chain.queue(entry)
             return []
-        events = self._take(entry, now)
+        return self._take(entry, now) + self._take_queued(now)
+
+    def _take_queued(self, now: float) -> list[Event]:
+        """Place the queued entries that now follow the chain, as far as they go."""
+        events: list[Event] = []
         while not self.finished and (waiting := self.chain.unqueue()):
             for queued in waiting:
                 try:
@@ -224,13 +228,16 @@ class Referee:
             return self._abort(entry, now)
         if seq < length:
             there = self.entries[seq]
-            if there.seat == entry.seat and len(entry.wire) <= MAX_ORDINARY_ENTRY:
+            same_place = there.seat == entry.seat and there.prev == entry.prev
+            if same_place and len(entry.wire) <= MAX_ORDINARY_ENTRY:
                 proof = Equivocation(there, entry)
                 detail = f"signed two different entries for seq {seq}"
                 fault = Fault(entry.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})
                 return self._found(fault, now)
             if entry.seat not in self.rounds.seated:
                 raise self._gone(entry)
+            if links and self._due_at(seq) == entry.seat:  # posted as an abort took its place
+                raise PeerProtocolError(f"entry {seq} was superseded by an abort", None)
             if links:
                 return self._out_of_turn(entry, now)
             raise PeerProtocolError(f"entry {seq} does not fit this chain", None)

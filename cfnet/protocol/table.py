@@ -160,6 +160,7 @@ class Table(Referee):
         held, self._held = self._held, None
         if held is not None and held.seq == len(self.entries):
             self._events += self._abort(held, now)  # a timeout claim now confirmed here
+            self._events += self._take_queued(now)  # what followed it may have come already
             return
         if due[0] == self.me:
             return

@@ -141,7 +141,9 @@ def _expect(ok: bool, reason: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Equivocation:
-    """Two entries claimed to be one seat's different signed entries for one (table, seq)."""
+    """Two entries claimed to be one seat's different signed entries for one (table, seq, prev):
+    one place on one chain (an honest seat signs a seq again only on another chain, after an
+    abort replaced what it had built on)."""
 
     a: Entry
     b: Entry
@@ -149,7 +151,7 @@ class Equivocation:
     def check(self, public_key: bytes) -> bool:
         """Whether this proves that `public_key`'s owner equivocated."""
         a, b = self.a, self.b
-        same_place = (a.table_id, a.seq, a.seat) == (b.table_id, b.seq, b.seat)
+        same_place = (a.table_id, a.seq, a.prev, a.seat) == (b.table_id, b.seq, b.prev, b.seat)
         return same_place and a.wire != b.wire and a.verify(public_key) and b.verify(public_key)
 
     def to_plain(self) -> list[bytes]:
