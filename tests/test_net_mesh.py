@@ -216,6 +216,51 @@ def test_a_peer_that_went_away_resyncs_on_return() -> None:
     asyncio.run(_peer_leaves_and_resyncs())
 
 
+class Forgetful(Peer):
+    """Takes the entry at seq `lose` the first time it comes, then lets it go, as a table
+    does with an entry held ahead of its chain that an abort in between made unplaceable."""
+
+    def __init__(self, lose: int, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.lose, self.lost = lose, False
+
+    def deliver(self, wire: bytes, sender: bytes) -> bool:
+        if not self.lost and decode_entry(wire).seq == self.lose:
+            self.lost = True
+            asyncio.get_running_loop().create_task(self._notify())
+            return True
+        return super().deliver(wire, sender)
+
+
+async def _lost_entry_comes_back() -> None:
+    identities = [Identity.generate() for _ in range(2)]
+    keys = [i.public for i in identities]
+    changed = asyncio.Condition()
+    author = Peer(identities[0], 0, keys, 2, changed)
+    forgetful = Forgetful(4, identities[1], 1, keys, 2, changed)
+    peers = [author, forgetful]
+    for peer in peers:
+        await peer.join(retry=(0.05, 0.2))
+        introduce(peer, peers)
+    try:
+        await all_connected(peers)
+        play(peers, 10)
+        await until(peers, lambda: forgetful.lost and len(author.chain) == 5)
+        assert len(forgetful.chain) == 4  # and nobody posts: seat 1 waits for entry 4
+        assert forgetful.mesh is not None
+        forgetful.mesh.announce()  # as its keepalive would: "I hold 4 entries"
+        await until(peers, lambda: all(len(p.chain) == 10 for p in peers))
+        assert_same_logs(peers, 10)
+    finally:
+        await close_all(peers)
+
+
+def test_an_entry_the_table_let_go_is_delivered_again_by_a_sync_answer() -> None:
+    """The mesh echoes an entry once, but hands every copy to the table: the copy a `sync`
+    answer brings may be the only way back for an entry the table took and then let go."""
+    asyncio.run(_lost_entry_comes_back())
+
+
 async def _stranger_is_refused() -> LinkClosed:
     peers = await make_peers(2, authors=2, retry=(0.05, 0.2))
     try:

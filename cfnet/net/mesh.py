@@ -7,8 +7,10 @@ listener accepts any other seat (at most a few unauthenticated connections at on
 `Admission`); of two links of a pair the one the smaller key dialled is kept, so two links
 never fight. Our own entries are `post`ed to every link; a received entry that the table layer
 takes (appended, or held until its predecessors arrive) is echoed on to every other link
-(before what the table layer posts in answer to it); entries are deduplicated by hash. So a
-broken link does not stall delivery while some path remains. Each side says how many log
+(before what the table layer posts in answer to it) once: echoes are deduplicated by hash, but
+every copy received goes to the table layer, which ignores what it holds (a copy may be the
+only way back for an entry it took ahead of its chain and then let go). So a broken link does
+not stall delivery while some path remains. Each side says how many log
 entries it holds and the hash of the last (`sync`) when a link comes up and again whenever it
 sent nothing for a while (the keepalive), and `announce` does so at once; the other sends what
 follows if its chain holds that one there, else its own entries from that position on (or its
@@ -56,7 +58,7 @@ class EntryStore(Protocol):
 
 
 Deliver = Callable[[bytes, bytes], bool]
-"""Called with (wire bytes, sender's key) for each received entry not seen before; returns
+"""Called with (wire bytes, sender's key) for each entry received (every copy); returns
 whether the table layer took it (appended, or held until its predecessors arrive): then the
 mesh echoes it on to every other peer. It must neither block nor raise; it may `post` (what it
 posts is sent after the echo, so that on every link an entry goes before its follower)."""
@@ -429,17 +431,15 @@ class Mesh:
         kind = message["t"]
         if kind == "entry" and isinstance(message.get("wire"), bytes):
             wire: bytes = message["wire"]
-            digest = entry_hash(wire)
-            if digest not in self._seen:  # dedup first: the table decodes and verifies
-                self._answering = []
-                try:
-                    taken = self._deliver(wire, key)
-                finally:
-                    answers, self._answering = self._answering, None
-                if taken:
-                    self._send_on(wire, digest, skip=key)
-                for answer in answers:
-                    self._send_on(answer, entry_hash(answer), skip=None)
+            self._answering = []
+            try:
+                taken = self._deliver(wire, key)
+            finally:
+                answers, self._answering = self._answering, None
+            if taken:
+                self._send_on(wire, entry_hash(wire), skip=key)
+            for answer in answers:
+                self._send_on(answer, entry_hash(answer), skip=None)
         elif (
             kind == "sync"
             and type(message.get("count")) is int
