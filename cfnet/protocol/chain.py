@@ -63,10 +63,10 @@ class Chain:
         seq, length = entry.seq, len(self.entries)
         if seq > length + 2 * len(self.keys) + PENDING_SLACK:
             raise PeerProtocolError(f"entry {seq} is too far ahead of the chain ({length})")
+        if entry in self._pending.get(seq, ()):
+            return  # a copy (every copy comes here): no second signature check
         if not entry.verify(self.keys[entry.seat]):
             raise PeerProtocolError(f"entry {seq}: the signature is not seat {entry.seat}'s")
-        if entry in self._pending.get(seq, ()):
-            return
         if self._pending_bytes[entry.seat] + len(entry.wire) > MAX_PENDING_BYTES:
             raise PeerProtocolError(
                 f"entry {seq}: too many entries of seat {entry.seat} wait ahead of the chain"
