@@ -416,7 +416,10 @@ def test_two_racing_timeout_claims_converge_on_the_smaller_whatever_the_order(
 def test_a_smaller_racing_claim_that_comes_late_replaces_the_deal_built_on_the_other() -> None:
     """The larger claim is taken everywhere and the round is dealt again on it; then the
     smaller one arrives: every peer drops what followed the larger, rebuilds the game from the
-    chain before it and deals again on the smaller: one chain, and the game finishes."""
+    chain before it and deals again on the smaller: one chain, and the game finishes. The same
+    seats signed the same seqs again on the smaller claim: an entry of the dropped deal that
+    comes late (an echo from a slow peer, a resync) links to another chain, so it is not taken
+    for an equivocation; nobody is blamed."""
     network = start_tables(4, 24, RuleOptions(rounds=1), timeout=60)
     network.run(until=lambda: network.tables[0].due() == (3, frozenset({"shuffle_a"})))
     network.tampers = {3: lambda entry: []}
@@ -436,11 +439,19 @@ def test_a_smaller_racing_claim_that_comes_late_replaces_the_deal_built_on_the_o
     network.now = late
     network.run(until=lambda: len(tables[2].entries) > larger.seq + 3)
     assert tables[2].entries[larger.seq].wire == larger.wire
+    dropped = tables[2].entries[larger.seq + 1 :]
     for table in tables[:3]:
         table.receive(smaller.wire, late)
     network.run()
     for table in tables[:3]:
         assert table.entries[smaller.seq].wire == smaller.wire and table.over
+    again = [old for old in dropped if tables[0].entries[old.seq].seat == old.seat]
+    assert again  # the same seats signed those seqs again
+    for table in tables[:3]:
+        for old in again:
+            with contextlib.suppress(PeerProtocolError):
+                table.receive(old.wire, network.now)
+        assert table.fault is None and not drain(table.next_event)
     assert len({tuple(e.wire for e in t.entries) for t in tables[:3]}) == 1
     assert verify_entries(tables[0].entries).ok
 
@@ -750,41 +761,3 @@ def test_the_due_seats_entry_that_comes_after_an_abort_at_its_seq_blames_nobody(
     verdict = verify_entries(tables[0].entries)
     assert verdict.ok and verdict.blamed is None and tables[0].over
     assert tables[0].rounds.game.disqualified == {2}
-
-
-def test_entries_of_a_deal_a_smaller_claim_replaced_are_not_taken_for_equivocation() -> None:
-    """The deal built on the larger of two racing claims is dropped when the smaller comes,
-    and the same seats sign the same seqs again on the smaller. An entry of the dropped deal
-    that comes late (an echo from a slow peer, a resync) links to another chain: it is not a
-    second entry for the place the seat signed again, so it is refused and nobody is blamed."""
-    network = start_tables(4, 24, RuleOptions(rounds=1), timeout=60)
-    network.run(until=lambda: network.tables[0].due() == (3, frozenset({"shuffle_a"})))
-    network.tampers = {3: lambda entry: []}
-    tables = network.tables
-    late = network.now + 61
-    claims = []
-    for poster in (0, 1):
-        local = tables[poster].local
-        assert local is not None
-        seq = len(tables[poster].entries)
-        body = {"blamed": 3, "code": "timeout", "detail": "stalled", "evidence": {"seq": seq}}
-        claims.append(local.sign(tables[0].table_id, seq, tables[poster].head, "abort", body))
-    larger, smaller = sorted(claims, key=lambda e: e.wire)[::-1]
-    for table in tables[:3]:
-        table.handle_timer(late)
-        table.receive(larger.wire, late)
-    network.now = late
-    network.run(until=lambda: len(tables[2].entries) > larger.seq + 3)
-    dropped = tables[2].entries[larger.seq + 1 :]
-    for table in tables[:3]:
-        table.receive(smaller.wire, late)
-    network.run()
-    again = [old for old in dropped if tables[0].entries[old.seq].seat == old.seat]
-    assert again  # the same seats signed those seqs again, on the smaller claim
-    for table in tables[:3]:
-        for old in again:
-            with contextlib.suppress(PeerProtocolError):
-                table.receive(old.wire, network.now)
-        assert table.fault is None and table.over and not drain(table.next_event)
-    assert len({tuple(e.wire for e in t.entries) for t in tables[:3]}) == 1
-    assert verify_entries(tables[0].entries).ok
