@@ -46,7 +46,7 @@ from cfnet.protocol.events import (
 )
 from cfnet.protocol.table import Table
 from cfnet.protocol.wire import RESIGN, TIMEOUT
-from cfnet.record.entry import Entry, MalformedEntry, decode_entry
+from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat.session import GameAborted, Notice, SessionEvent, Wait
 from cfnet.seat.waits import Waits
@@ -308,15 +308,7 @@ class NetGame:
         self._wake.set()
         if self._fatal is not None:
             return False
-        return not finished or self._in_chain(wire)
-
-    def _in_chain(self, wire: bytes) -> bool:
-        try:
-            seq = decode_entry(wire).seq
-        except MalformedEntry:
-            return False
-        stored = self.store.since(seq)
-        return bool(stored) and stored[0] == wire
+        return not finished or self.table.chain.holds(wire)
 
     def _fail(self, exc: BaseException) -> None:
         log.error("cannot go on: %s", exc)
