@@ -10,8 +10,8 @@ takes (appended, or held until its predecessors arrive) is echoed on to every ot
 (before what the table layer posts in answer to it) once: echoes are deduplicated by hash, but
 every copy received goes to the table layer, which ignores what it holds (a copy may be the
 only way back for an entry it took ahead of its chain and then let go). So a broken link does
-not stall delivery while some path remains. Each side says how many log
-entries it holds and the hash of the last (`sync`) when a link comes up and again whenever it
+not stall delivery while some path remains. Each side says how many log entries it holds and
+the hash of the last (`sync`) when a link comes up and again whenever it
 sent nothing for a while (the keepalive), and `announce` does so at once; the other sends what
 follows if its chain holds that one there, else its own entries from that position on (or its
 last if it holds fewer: an abort that supersedes the peer's longer or different chain, and what
@@ -193,7 +193,7 @@ class Mesh:
         self._down: dict[bytes, float] = {}  # when each unlinked peer's link went down
         self._created = time.monotonic()
         self._heads: dict[bytes, Head] = {}  # what each peer's last `sync` said
-        self._seen: set[bytes] = set()
+        self._sent: set[bytes] = set()  # the hashes of the entries we posted or echoed
         self._answering: list[bytes] | None = None  # posts made by `deliver`, sent after its echo
         self._done: set[bytes] = set()
         self._changed = asyncio.Condition()
@@ -242,14 +242,14 @@ class Mesh:
     def resend(self, wire: bytes) -> None:
         """Send `wire` to every linked peer now, even if it was sent before: a message that
         is not a chain entry (a return request) has no sync to bring it back if it was lost."""
-        self._seen.add(entry_hash(wire))
+        self._sent.add(entry_hash(wire))
         frame = entry_frame(wire)
         for key in list(self._links):
             self._enqueue(key, frame)
 
     def _send_on(self, wire: bytes, digest: bytes, skip: bytes | None) -> None:
-        if digest not in self._seen:
-            self._seen.add(digest)
+        if digest not in self._sent:
+            self._sent.add(digest)
             frame = entry_frame(wire)
             for key in list(self._links):
                 if key != skip:
