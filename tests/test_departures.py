@@ -737,7 +737,7 @@ def test_the_due_seats_entry_that_comes_after_an_abort_at_its_seq_blames_nobody(
     """Seat 1 posts its due entry at seq n while seat 0 posts an abort at n (seat 2 sent seat 0
     an entry out of turn). Seat 3 gets the abort first: seat 1's entry then comes where the
     abort stands. It was seat 1's turn there, so it proves nothing: refused, nobody blamed, and
-    every peer ends with one chain that blames seat 2 alone."""
+    every peer ends with one chain in which seat 2 alone is removed for cheating."""
     network = start_tables(4, 27, RuleOptions(rounds=1), timeout=60)
     tables = network.tables
     network.run(until=lambda: tables[0].due() == (1, frozenset({"shuffle_a"})))
@@ -759,5 +759,5 @@ def test_the_due_seats_entry_that_comes_after_an_abort_at_its_seq_blames_nobody(
     network.run()
     assert len({tuple(e.wire for e in t.entries) for t in tables[:2] + tables[3:]}) == 1
     verdict = verify_entries(tables[0].entries)
-    assert verdict.ok and verdict.blamed is None and tables[0].over
+    assert verdict.ok and verdict.blamed is None and verdict.removed == [2] and tables[0].over
     assert tables[0].rounds.game.disqualified == {2}
