@@ -10,13 +10,14 @@ from hypothesis import strategies as st
 from cfnet.game.board import PublicRound
 from cfnet.game.bot_rollouts import (
     DRAW_MOVE,
+    FAST_INDEX,
     FAST_TILES,
     PASS_MOVE,
     FastRound,
     mask_of,
     to_fast,
 )
-from cfnet.game.moves import DRAW, PASS, Move, play
+from cfnet.game.moves import DRAW, PASS, Draw, Move, Play, play
 from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, Tile, double
@@ -101,6 +102,63 @@ def test_a_rollout_ends_the_round_with_every_tile_accounted_for(
     assert scores == fast.scores()
     seated = game_round.public.seated
     assert (fast.went_out >= 0) == (min(fast.hands[s].bit_count() for s in seated) == 0)
+
+
+def reference_rollout(game_round: Round, rng: random.Random, greed: float) -> None:
+    """The rollout policy as `FastRound.rollout` states it, played on the checked engine with
+    the same draws from `rng`."""
+    drew = False
+    while not game_round.is_over:
+        public = game_round.public
+        legal = game_round.legal_moves()
+        plays = [m for m in legal if isinstance(m, Play)]
+        if not plays:
+            move = legal[0]  # the draw, or the pass
+            drew = isinstance(move, Draw)
+            game_round.apply(move)
+            continue
+        tiles = sorted({m.tile for m in plays}, key=FAST_INDEX.__getitem__)  # lightest first
+        fits = {t: {public.ends[m.end] for m in plays if m.tile == t} for t in tiles}
+        if drew:  # a tile drawn in the rollout that fits is played at once
+            tile = tiles[0]
+            number = tile.low if tile.low in fits[tile] else tile.high
+        else:
+            if len(tiles) == 1 or rng.random() < greed:
+                tile = tiles[-1]
+                hand = game_round.hands[public.turn]
+                if tile.is_double and len(tiles) > 1 and sum(t.has(tile.low) for t in hand) == 1:
+                    tile = tiles[-2]  # keep a double its owner cannot answer
+            else:
+                tile = tiles[rng.randrange(len(tiles))]
+            a, b = tile.low, tile.high
+            both = a != b and b in fits[tile]
+            number = a if a in fits[tile] and (not both or rng.random() < 0.5) else b
+        drew = False
+        game_round.apply(next(m for m in plays if m.tile == tile and public.ends[m.end] == number))
+
+
+@settings(max_examples=150, deadline=None)
+@given(dealt_rounds(), st.integers(0, 2**32), st.floats(0, 1), st.integers(0, 40))
+def test_a_rollout_plays_its_policy_on_the_checked_engine(
+    game_round: Round, seed: int, greed: float, moves_before: int
+) -> None:
+    """The fast rollout (inlined for speed) plays only legal moves and ends where the checked
+    engine ends with the same policy and the same random draws."""
+    chooser = random.Random(seed)
+    for _ in range(moves_before):
+        if game_round.is_over:
+            break
+        game_round.apply(chooser.choice(game_round.legal_moves()))
+    fast = fast_of(game_round)
+    assert snapshot(fast.copy()) == snapshot(fast)
+    fast_rng, reference_rng = random.Random(seed), random.Random(seed)
+    scores = fast.rollout(fast_rng, greed)
+    reference_rollout(game_round, reference_rng, greed)
+    assert scores == list(game_round.scores())
+    assert fast_rng.getstate() == reference_rng.getstate()
+    finished = fast_of(game_round)
+    for name in ("hands", "yard", "pips", "ends", "over", "went_out"):
+        assert getattr(fast, name) == getattr(finished, name), name
 
 
 def test_tile_masks_round_trip() -> None:
