@@ -58,10 +58,12 @@ def apply(words: Sequence[str]) -> None:
 
     given = scan(words)
     home = Path(given["--home"]).expanduser() if given.get("--home") else default_home()
+    remembered = remembered_language(home)
     try:
-        language = choose(given.get("--lang"), remembered_language(home), os.environ)
-    except UnknownLanguageError as error:
-        route_argparse()
+        language = choose(given.get("--lang"), remembered, os.environ)
+    except UnknownLanguageError:
+        set_language(choose(None, remembered, os.environ))  # say so in the language otherwise
+        error = UnknownLanguageError(given["--lang"])
         message = _("{prog}: {message} (see {prog} --help)").format(prog="cfnet", message=error)
         print(shown(message), file=sys.stderr)
         sys.exit(2)

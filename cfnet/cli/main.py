@@ -100,10 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
     apply(words)  # before the parser is built: its help is in the language chosen
-    rest = without_language_options(words)
-    if not rest or (rest[0].startswith("-") and rest[0] not in _OWN_OPTIONS):
+    first = next(iter(without_language_options(words)), None)  # the command, if one is named
+    if first is None or (first.startswith("-") and first not in _OWN_OPTIONS):
         words = [DEFAULT_COMMAND, *words]  # `cfnet [--interface ADDR ...]` opens the browser
-    args = build_parser(words[0]).parse_args(words)
+        first = DEFAULT_COMMAND
+    args = build_parser(first).parse_args(words)
     command = f"cfnet {args.command}"
     try:
         code: int = args.run(args)
