@@ -71,26 +71,31 @@ def bidi_mode() -> Mode:
     return _mode
 
 
-def visual(line: str) -> str:
+def _reorders(rtl: bool | None) -> bool:
+    return _mode == "cfnet" and (language().rtl if rtl is None else rtl)
+
+
+def visual(line: str, rtl: bool | None = None) -> str:
     """One line as it is to be written: in visual order without bidi controls when cfnet does
-    the reordering and the language in effect is right to left, else unchanged."""
-    if _mode != "cfnet" or not language().rtl:
+    the reordering and the text is right to left (`rtl`; None: the language in effect is),
+    else unchanged."""
+    if not _reorders(rtl):
         return line
     from bidi import get_display
 
     return str(get_display(line, base_dir="R")).translate(_STRIP)
 
 
-def visual_line(line: str, columns: int) -> str:
-    """`visual(line)`, right-aligned in `columns` cells when cfnet put it in visual order (as
-    right-to-left text is read); unchanged otherwise."""
-    if _mode != "cfnet" or not language().rtl:
+def visual_line(line: str, columns: int, rtl: bool | None = None) -> str:
+    """`visual(line, rtl)`, right-aligned in `columns` cells when cfnet put it in visual order
+    (as right-to-left text is read); unchanged otherwise."""
+    if not _reorders(rtl):
         return line
-    return pad_left(visual(line), columns)
+    return pad_left(visual(line, rtl), columns)
 
 
-def display_lines(text: str, columns: int, indent: str = "") -> list[str]:
+def display_lines(text: str, columns: int, indent: str = "", rtl: bool | None = None) -> list[str]:
     """`text` wrapped to `columns` cells (`wrap`), each line as it is to be written
     (`visual_line`): wrap first, reorder after, so each line holds the words it would hold in
     logical order."""
-    return [visual_line(line, columns) for line in wrap(text, columns, indent)]
+    return [visual_line(line, columns, rtl) for line in wrap(text, columns, indent)]
