@@ -26,7 +26,9 @@ def test_an_unknown_command_lists_the_commands(capsys: pytest.CaptureFixture[str
 def test_version_and_help_stay_cfnets_own(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
-    assert capsys.readouterr().out.startswith("usage: cfnet [-h] [--version] COMMAND")
+    assert capsys.readouterr().out.startswith(
+        "usage: cfnet [-h] [--version] [--lang CODE] [--bidi MODE] COMMAND"
+    )
 
 
 def test_seconds_options_refuse_what_is_out_of_range() -> None:

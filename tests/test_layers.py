@@ -8,6 +8,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "cfnet"
 LAYERS = [
+    "lang",
     "errors",
     "game",
     "deck",

@@ -12,12 +12,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from cfnet import __version__
 from cfnet.cli import commands
+from cfnet.cli.language import add_language_arguments, apply, shown, without_language_options
 from cfnet.errors import LocalProtocolError, PeerProtocolError, describe, exit_status
 from cfnet.game.rules import RuleOptionError
+from cfnet.lang import _
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 DEFAULT_COMMAND = "play"
 _OWN_OPTIONS = ("-h", "--help", "--version")
@@ -29,11 +34,18 @@ Anything else is a bug in cfnet and keeps its traceback."""
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with a usage error said in one line (exit status 2, as argparse's)."""
+    """argparse, with a usage error said in one line (exit status 2, as argparse's), and what
+    it writes in visual order where cfnet does the bidi."""
 
     def error(self, message: str) -> NoReturn:
         text = " ".join(message.split())
-        self.exit(2, f"{self.prog}: {text} (see {self.prog} --help)\n")
+        self.exit(
+            2,
+            _("{prog}: {message} (see {prog} --help)").format(prog=self.prog, message=text) + "\n",
+        )
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        super()._print_message(shown(message), file)
 
 
 def invocation() -> str:
@@ -61,16 +73,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     built (all of them when it is None), so that a command loads only what it uses."""
     parser = Parser(
         prog="cfnet",
-        description="Peer-to-peer Chicken Foot dominoes on your LAN.",
-        epilog=f"Plain `cfnet [OPTIONS]` runs `cfnet {DEFAULT_COMMAND} [OPTIONS]`: the table "
-        "browser. `cfnet demo` shows a whole game between computer players on this machine.",
+        description=_("Peer-to-peer Chicken Foot dominoes on your LAN."),
+        epilog=_(
+            "Plain `cfnet [OPTIONS]` runs `cfnet {command} [OPTIONS]`: the table browser. "
+            "`cfnet demo` shows a whole game between computer players on this machine."
+        ).format(command=DEFAULT_COMMAND),
     )
-    parser.add_argument("--version", action="version", version=f"cfnet {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"cfnet {__version__}",
+        help=_("show cfnet's version and exit"),
+    )
+    add_language_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in _command_modules().items():
-        sub_parser = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        sub_parser = sub.add_parser(name, help=_(module.HELP), description=_(module.HELP))
         if command is None or name == command:
             module.add_arguments(sub_parser)
+            add_language_arguments(sub_parser)
             sub_parser.set_defaults(run=module.run)
     return parser
 
@@ -78,9 +99,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if not words or (words[0].startswith("-") and words[0] not in _OWN_OPTIONS):
+    apply(words)  # before the parser is built: its help is in the language chosen
+    first = next(iter(without_language_options(words)), None)  # the command, if one is named
+    if first is None or (first.startswith("-") and first not in _OWN_OPTIONS):
         words = [DEFAULT_COMMAND, *words]  # `cfnet [--interface ADDR ...]` opens the browser
-    args = build_parser(words[0]).parse_args(words)
+        first = DEFAULT_COMMAND
+    args = build_parser(first).parse_args(words)
     command = f"cfnet {args.command}"
     try:
         code: int = args.run(args)
@@ -90,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except KeyboardInterrupt:
-        print(f"{command}: interrupted", file=sys.stderr)
+        print(_("{command}: interrupted").format(command=command), file=sys.stderr)
         return 130
     except EXPECTED as error:
         print(f"{command}: {describe(error)}", file=sys.stderr)

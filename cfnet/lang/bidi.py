@@ -1,0 +1,101 @@
+"""Right-to-left text on a terminal.
+
+A sentence in a right-to-left language keeps tiles, scores and end labels in isolates (`isolate`,
+`isolate_name`), so `6-4 b` reads `6-4 b` inside Persian. A terminal that does bidi itself
+(mlterm, VTE terminals such as GNOME Terminal and xfce4-terminal, Konsole) is given the text in
+logical order with its isolates; for one that does not (xterm, the Linux console, tmux on its
+own), cfnet puts each line in visual order itself (python-bidi) and strips the controls.
+`--bidi auto|terminal|cfnet` chooses; auto asks the environment which terminal this is and keeps
+logical order when the output is not a terminal (a pipe, a file)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from cfnet.lang.bidi_marks import CONTROLS, FSI, LRI, PDI
+from cfnet.lang.catalog import language
+from cfnet.lang.width import pad_left, wrap
+
+Mode = Literal["terminal", "cfnet"]
+MODES = ("auto", "terminal", "cfnet")
+"""The values of `--bidi`: auto chooses between the other two (`resolve`)."""
+_STRIP = str.maketrans("", "", CONTROLS)
+
+_mode: Mode = "terminal"
+
+
+def isolate(text: str) -> str:
+    """Left-to-right `text` (a tile, a score, an end label) isolated when the language in effect
+    is right to left, so that its order stays as written."""
+    return f"{LRI}{text}{PDI}" if language().rtl else text
+
+
+def isolate_name(text: str) -> str:
+    """A name, in any script, isolated when the language in effect is right to left."""
+    return f"{FSI}{text}{PDI}" if language().rtl else text
+
+
+def terminal_does_bidi(environ: Mapping[str, str]) -> bool:
+    """Whether the terminal the environment names reorders right-to-left text itself: mlterm,
+    a VTE terminal of version 0.58 or later, or Konsole."""
+    vte = environ.get("VTE_VERSION", "")
+    return (
+        "MLTERM" in environ
+        or "KONSOLE_VERSION" in environ
+        or (vte.isdecimal() and int(vte) >= 5800)
+    )
+
+
+def resolve(mode: str, is_terminal: bool, environ: Mapping[str, str]) -> Mode:
+    """What `--bidi mode` means here: `terminal` (logical order, the terminal reorders) or
+    `cfnet` (cfnet writes visual order). auto: logical order into a pipe or a file, or to a
+    terminal that does bidi; visual order to any other terminal."""
+    if mode == "terminal":
+        return "terminal"
+    if mode == "cfnet":
+        return "cfnet"
+    if mode != "auto":
+        raise ValueError(f"unknown bidi mode {mode!r}: choose one of {', '.join(MODES)}")
+    return "terminal" if not is_terminal or terminal_does_bidi(environ) else "cfnet"
+
+
+def set_bidi(mode: Mode) -> None:
+    """Make `visual` reorder lines (`cfnet`) or leave them in logical order (`terminal`)."""
+    global _mode
+    _mode = mode
+
+
+def bidi_mode() -> Mode:
+    """Who puts right-to-left lines in visual order: the terminal, or cfnet."""
+    return _mode
+
+
+def _reorders(rtl: bool | None) -> bool:
+    return _mode == "cfnet" and (language().rtl if rtl is None else rtl)
+
+
+def visual(line: str, rtl: bool | None = None) -> str:
+    """One line as it is to be written: in visual order without bidi controls when cfnet does
+    the reordering and the text is right to left (`rtl`; None: the language in effect is),
+    else unchanged."""
+    if not _reorders(rtl):
+        return line
+    from bidi import get_display
+
+    return str(get_display(line, base_dir="R")).translate(_STRIP)
+
+
+def visual_line(line: str, columns: int, rtl: bool | None = None) -> str:
+    """`visual(line, rtl)`, right-aligned in `columns` cells when cfnet put it in visual order
+    (as right-to-left text is read); unchanged otherwise."""
+    if not _reorders(rtl):
+        return line
+    return pad_left(visual(line, rtl), columns)
+
+
+def display_lines(text: str, columns: int, indent: str = "", rtl: bool | None = None) -> list[str]:
+    """`text` wrapped to `columns` cells (`wrap`), each line as it is to be written
+    (`visual_line`): wrap first, reorder after, so each line holds the words it would hold in
+    logical order."""
+    return [visual_line(line, columns, rtl) for line in wrap(text, columns, indent)]
