@@ -305,12 +305,32 @@ def test_one_point_is_singular_on_the_result_screen() -> None:
         )
         screen.on_event(GameOver((3, 1, 2), (1,)))
         text = screen.text()
-        assert re.search(r"^Me +0 points +\(out\)$", text, re.M), text
+        assert re.search(r"^Me +0 points +\(went out\)$", text, re.M), text
         assert re.search(r"^Ada +1 point +\[1\|0\]$", text, re.M), text
         assert re.search(r"^Bob +2 points +\[1\|1\]$", text, re.M), text
         assert "Game over: Ada wins with 1 point." in text
         assert "pts" not in text and "1 points" not in text
         await player.type("\r")
+
+    assert run_screen(scenario) == 0
+
+
+def test_went_out_and_left_the_game_are_told_apart() -> None:
+    """An empty hand at a round's end is either a seat that went out or one that had left the
+    game and was not dealt in: the result says which, in words that mean one thing each."""
+
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        left = ((), (Tile.of(1, 0),), ())
+        scores = (0, 1, 12)
+        screen.on_event(
+            RoundScored(1, 0, left, (), left, (), scores, scores, EndReason.WENT_OUT, 0, (0, 1))
+        )
+        text = screen.text()
+        assert re.search(r"^Me +0 points +\(went out\)$", text, re.M), text
+        assert re.search(r"^Bob +12 points +\(left the game: not dealt in\)$", text, re.M), text
+        assert "(out)" not in text
+        await player.type("quit\ry\r")
 
     assert run_screen(scenario) == 0
 

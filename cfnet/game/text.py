@@ -29,6 +29,9 @@ NAME_CHARS = 40
 """The most characters a name may have (protocol.md): a name is shown whole up to this."""
 TEXT_CHARS = 400
 """The most characters shown of any other text from a peer or a file (an abort's detail)."""
+SENTENCE_CHARS = 1000
+"""The most characters shown of a sentence made elsewhere that may hold such text (a notice,
+a verdict): it is `escaped` whole where it is shown."""
 LABEL = "label"
 OPEN = "open"
 
@@ -377,15 +380,16 @@ def score_table(
     return rows
 
 
-def score_lines(game: Game, names: Sequence[str]) -> list[str]:
-    """The game's score table with names: one row per round played, then the totals."""
+def score_lines(game: Game, names: Sequence[str], width: int = WIDTH) -> list[str]:
+    """The game's score table with names, within `width` columns: one row per round played,
+    then the totals."""
     rows = [
         (number, scores, seated)
         for number, (scores, seated) in enumerate(
             zip(game.round_scores, game.round_seated, strict=True), start=1
         )
     ]
-    return score_table(names, rows, game.totals)
+    return score_table(names, rows, game.totals, width)
 
 
 def winner_text(

@@ -76,7 +76,7 @@ class Spectator:
     def _header(self) -> str:
         assert self.timeline is not None
         table = self.timeline.table
-        names = ", ".join(f"seat {s} ({info.name})" for s, info in enumerate(table.seats))
+        names = ", ".join(f"seat {s} ({name})" for s, name in enumerate(self.timeline.names))
         return f"table {table.name!r}: {names}; {table.options.describe()}"
 
     def _line(self, text: str) -> None:
