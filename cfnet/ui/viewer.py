@@ -191,12 +191,15 @@ class Viewer:
             text = f" {self.title} · waiting for the first deal"
         else:
             public = position.public
-            live = self.live and self.follow and not self.timeline.table.finished
-            text = (
-                f" {self.title} · round {position.round_number}/{rounds}"
-                f" · move {position.index} · yard {public.yard_count}"
-                f" ({public.drawable} drawable){' · live' if live else ''}"
+            live = (
+                " · live" if self.live and self.follow and not self.timeline.table.finished else ""
             )
+            where = (
+                f" {self.title} · round {position.round_number}/{rounds} · move {position.index}"
+            )
+            text = f"{where} · yard {public.yard_count} ({public.drawable} drawable){live}"
+            if columns(text) > width:  # the yard in short
+                text = f"{where} · yard {public.yard_count}{live}"
         return [("class:status", pad(fit(escaped(text, SENTENCE_CHARS), width), width))]
 
     def _players(self, width: int) -> list[Line]:
