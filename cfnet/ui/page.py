@@ -192,7 +192,8 @@ class Page:
         leaves, the messages give way first; a terminal too small is told what it needs."""
         if width < MIN_COLUMNS or height + BELOW < MIN_ROWS:
             return too_small(width, height + BELOW, MIN_COLUMNS, MIN_ROWS)
-        title: Line = [("class:status", pad(fit(f" {self.title()}", width), width))]
+        title = escaped(f" {self.title()}", SENTENCE_CHARS)  # it may name a peer's table
+        top: Line = [("class:status", pad(fit(title, width), width))]
         feedback = self._feedback(width)
         spare = height - 1 - len(feedback) - BODY_ROWS
         log: list[Line] = []
@@ -204,7 +205,7 @@ class Page:
             self._top = scroll_to(self._top, focus, len(lines), rows - 1)
         body, self._top = scrolled(lines, rows, self._top, "↑↓")
         body += [[] for _ in range(rows - len(body))]
-        return [title, *body, *log, *feedback]
+        return [top, *body, *log, *feedback]
 
     def _toolbar_line(self, width: int, height: int) -> list[Line]:
         return [[("class:toolbar", fit(self.toolbar(width), width))]]
