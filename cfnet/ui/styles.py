@@ -123,13 +123,11 @@ def board_lines(public: PublicRound, width: int) -> list[Line]:
     return [[(_BOARD_STYLES[style], text) for style, text in row] for row in rows]
 
 
-def wrap_items(
-    items: Sequence[Line], lead: Line, width: int, sep: str = "  ", indent: int | None = None
-) -> list[Line]:
+def wrap_items(items: Sequence[Line], lead: Line, width: int, sep: str = "  ") -> list[Line]:
     """`items` after `lead`, separated by `sep`, in rows of `width` columns, an item never split;
-    the rows after the first indented as far as `lead` reaches (or by `indent`)."""
+    the rows after the first indented as far as `lead` reaches."""
     first: Row = [(t[0], t[1]) for t in lead]
-    more: Row = [("", " " * (columns(plain(first)) if indent is None else indent))]
+    more: Row = [("", " " * columns(plain(first)))]
     words: list[Row] = [[(t[0], t[1]) for t in item] for item in items]
     return [[*row] for row in wrap_words(first, more, words, sep, width)]
 
@@ -143,20 +141,3 @@ def rule(title: str, width: int) -> Line:
     """A horizontal rule across `width` columns with `title` near its start."""
     lead = f"── {title} "
     return [("class:rule", lead + "─" * max(0, width - columns(lead)))]
-
-
-def titled(title: str, rows: Sequence[tuple[str, str]]) -> list[Line]:
-    """A title line, then one line per (style, text)."""
-    lines: list[Line] = [[("class:title", title)]]
-    lines.extend([row] for row in rows)
-    return lines
-
-
-def join(rows: Sequence[Line]) -> Line:
-    """Lines as one formatted text, separated by newlines."""
-    out: Line = []
-    for i, row in enumerate(rows):
-        if i:
-            out.append(("", "\n"))
-        out.extend(row)
-    return out
