@@ -61,12 +61,12 @@ def test_the_host_sees_how_long_each_free_seat_has_waited_and_gives_up_in_one_ke
         assert "Ctrl-C: give up the table" in screen.toolbar()
         keys.send_text("help\r")
         await until(lambda: screen.lines_typed == 1, "help taken", screen)
-        assert screen.feedback[1].startswith("bot: seat a computer player in a free seat; start:")
-        assert "leave: give up the table (Ctrl-C does it in one key)" in screen.feedback[1]
+        assert screen.feedback[1].startswith("bot seats a computer player in a free seat; start ")
+        assert "leave, or Ctrl-C in one key, gives up the table" in screen.feedback[1]
         keys.send_text("dance\r")
         await until(lambda: screen.lines_typed == 2, "dance taken", screen)
         assert (
-            "'dance' is not a lobby command: type bot, start or leave (help: what each does)"
+            "'dance' is not a lobby command: type bot, start or leave (help says what each does)"
             in (screen.feedback[1])
         )
         keys.send_text("\x03")  # Ctrl-C: the table is given up at once, nothing asked
@@ -94,11 +94,13 @@ def test_a_guest_has_help_and_no_host_commands() -> None:
         keys.send_text("?\r")
         await until(lambda: screen.lines_typed == 1, "? taken", screen)
         assert screen.feedback[1] == (
-            "leave: give up your seat (Ctrl-C does it in one key); help: this list."
+            "leave, or Ctrl-C in one key, gives up your seat; help shows this."
         )
         keys.send_text("bot\r")
         await until(lambda: screen.lines_typed == 2, "bot taken", screen)
-        assert "'bot' is not a lobby command: type leave" in screen.feedback[1]
+        assert screen.feedback[1] == (
+            "✗ 'bot' is not a lobby command: type leave (help says what it does)"
+        )
         keys.send_text("leave\r")
 
     in_lobby(False, scenario)

@@ -30,16 +30,12 @@ from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.page import LeftTable, Page, Terminal
 from cfnet.ui.styles import Line, wrapped_line
 
-HOST_COMMANDS = (
-    ("bot", "seat a computer player in a free seat"),
-    ("start", "seat computer players in every free seat: the game starts"),
-    ("leave", "give up the table (Ctrl-C does it in one key)"),
-    ("help", "this list"),
+HOST_HELP = (
+    "bot seats a computer player in a free seat; start seats computer players in every free"
+    " seat, and the game starts; leave, or Ctrl-C in one key, gives up the table; help shows"
+    " this."
 )
-GUEST_COMMANDS = (
-    ("leave", "give up your seat (Ctrl-C does it in one key)"),
-    ("help", "this list"),
-)
+GUEST_HELP = "leave, or Ctrl-C in one key, gives up your seat; help shows this."
 
 
 class LobbyScreen(Page):
@@ -81,7 +77,11 @@ class LobbyScreen(Page):
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         if task.cancelled() or (self.left and task.exception() is not None):
-            raise LeftTable("you left the table before it started")
+            raise LeftTable(
+                "you gave up the table before it started"
+                if self._hosting()
+                else "you left the table before it started"
+            )
         return task.result()
 
     def roster(self, names: list[tuple[str, bytes]], seats: int) -> None:
@@ -152,8 +152,7 @@ class LobbyScreen(Page):
         if not word:  # an empty Enter: nothing to do
             return
         if word in ("?", "help"):
-            commands = HOST_COMMANDS if self._hosting() else GUEST_COMMANDS
-            self.info("; ".join(f"{name}: {what}" for name, what in commands) + ".")
+            self.info(HOST_HELP if self._hosting() else GUEST_HELP)
         elif word in ("l", "leave", "q", "quit", "exit"):
             if self.full:
                 self.error("the table is starting: quit from the game screen instead")
@@ -169,8 +168,12 @@ class LobbyScreen(Page):
                 self._bots.append(self._add_bot())
             self.info("Computer players are on their way to their seats.")
         else:
-            allowed = "bot, start or leave" if self._hosting() else "leave"
-            self.error(f"{text!r} is not a lobby command: type {allowed} (help: what each does)")
+            self.error(
+                f"{text!r} is not a lobby command: type bot, start or leave (help says what each"
+                " does)"
+                if self._hosting()
+                else f"{text!r} is not a lobby command: type leave (help says what it does)"
+            )
 
     def _pending_bots(self) -> int:
         seated = {key for _, key in self.names}
