@@ -161,7 +161,7 @@ lan() {
     wait_for "^ cfnet · lobby · table '$name'" "the lobby screen"
     wait_for "^  0  You +[a-z2-7]{4}(-[a-z2-7]{4}){3}  \(host, you\)" "my seat with my key"
     wait_for "^  1  bot1 +[a-z2-7]{4}(-[a-z2-7]{4}){3}$" "the computer player seated" 60
-    wait_for "^  2  \(free\)" "the free seat"
+    wait_for "^  2  \(free for [0-9]+:[0-9]{2}\)" "the free seat, and how long it has waited"
     wait_for "^Waiting for 1 more player\." "how many are missing"
     wait_for "open on 127\.0\.0\.1:[0-9]+" "the table's address, for joining by address"
     type_line "dance"

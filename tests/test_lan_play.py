@@ -220,7 +220,7 @@ def test_hosting_from_the_browser_the_lobby_and_a_round(tmp_path: Path) -> None:
         me = Identity.load_or_create(tmp_path / "me" / "identity.key")
         await person.sees(rf"^  0  Me +{me.fingerprint}  \(host, you\)$", "my seat")
         await person.sees(r"^  1  bot1 +[a-z2-7-]{19}$", "the computer player")
-        await person.sees(r"^  2  \(free\)$", "a free seat")
+        await person.sees(r"^  2  \(free for \d+:\d\d\)$", "a free seat, and how long it waited")
         await person.sees(r"^Waiting for 2 more players\.$", "how many are missing")
         await person.sees(r"^Each seat has 120 s to answer \(the table's timeout\)\.$", "it")
         port = int(re.findall(r"open on 127\.0\.0\.1:(\d+)", person.text())[0])
@@ -238,7 +238,7 @@ def test_hosting_from_the_browser_the_lobby_and_a_round(tmp_path: Path) -> None:
         await person.sees(r"^Waiting for 1 more player\.$", "one more missing")
         sitting.cancel()
         await asyncio.gather(sitting, return_exceptions=True)
-        await person.sees(r"^  2  \(free\)$", "the guest's seat free again")
+        await person.sees(r"^  2  \(free for \d+:\d\d\)$", "the guest's seat free again")
         await person.sees(r"Guest left the table", "the guest leaving, in the messages")
 
         await person.type("dance")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from cfnet.game.board import EndReason
 from cfnet.game.bot_games import play_game
@@ -11,17 +12,28 @@ from cfnet.game.moves import DRAW, parse_move
 from cfnet.game.round import Game, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.text import (
+    NAME_CHARS,
+    TEXT_CHARS,
     WIDTH,
     clock,
+    columns,
     describe_end,
+    escaped,
+    fit,
+    fit_widths,
     instruction,
+    kept_text,
     move_text,
+    pad,
     render_board,
     render_hand,
     round_start,
     score_lines,
+    score_table,
+    seat_name,
     waiting_text,
     winner_text,
+    wrapped,
 )
 from cfnet.game.tiles import Tile
 
@@ -153,3 +165,67 @@ def test_a_wait_and_a_round_start_in_words() -> None:
     assert waiting_text("bob", 108, 12.7) == "waiting for bob: link down 12 s, 1:48 left"
     assert round_start(3, "Ann") == "round 3: Ann starts"
     assert round_start(3, "Ann", Tile(7, 7), 10) == "round 3 of 10: centre [7|7], Ann starts"
+
+
+def test_text_from_a_peer_is_escaped_and_capped() -> None:
+    for raw, shown in (
+        ("a\x1b[2Jb", "a\\x1b[2Jb"),
+        ("\r\n\t\x00\x7f\x85\x9b", "\\r\\n\\t\\x00\\x7f\\x85\\x9b"),  # C0, DEL, C1
+        ("\u202aA\u202eB\u2066C\u2069", "\\u202aA\\u202eB\\u2066C\\u2069"),  # overrides, isolates
+        ("\u200e\u200f\u061c", "\\u200e\\u200f\\u061c"),  # the bidi marks
+        ("Zoë 名前 ok", "Zoë 名前 ok"),  # printable text is left as it is
+    ):
+        assert escaped(raw) == shown
+    assert escaped("ab\x1b", 4) == "ab…"  # a cut never splits an escape
+    assert len(escaped("x" * 1000)) == TEXT_CHARS
+    assert seat_name(["bob\x1b[8m"], 0) == "bob\\x1b[8m"
+    assert seat_name(["b" * 60], 0) == "b" * (NAME_CHARS - 1) + "…"
+    assert seat_name([], 3) == "seat 3"
+
+
+def test_widths_are_display_columns() -> None:
+    assert columns("名前") == 4 and columns("é") == 1 and columns("e\u0301") == 1
+    assert fit("名前名前", 5) == "名前…" and columns(fit("名前名前", 5)) <= 5
+    assert fit("alice", 5) == "alice" and fit("alice", 4) == "ali…"
+    assert pad("名前", 6) == "名前  " and pad("ab", 4, right=True) == "  ab"
+    assert fit_widths([4, 20, 30], 40, 6) == [4, 18, 18]  # the widest cut first
+    assert fit_widths([4, 20, 30], 60, 6) == [4, 20, 30]  # whole, when they fit
+    rows = wrapped("play 9-3 on b, or 9-5 on a, or draw a tile from the yard", 12)
+    assert all(columns(row) <= 12 for row in rows)
+    assert any("9-3" in row for row in rows) and any("9-5" in row for row in rows)
+
+
+def test_hands_and_boards_wrap_by_tile_within_the_width() -> None:
+    rounds: list[Round] = []
+    bots = [RandomBot(seat) for seat in range(4)]
+    play_game(bots, RuleOptions(rounds=2), random.Random(8), lambda g, r: rounds.append(r))
+    hand = tiles("9-3 8-8 7-5 6-6 5-5 4-4 3-3 2-2 1-1 0-0 9-9 8-7 6-5 4-3 2-1")
+    for width in (60, 80, 120):
+        rows = render_hand(hand, width).splitlines()
+        assert all(columns(row) <= width for row in rows)
+        assert all(re.fullmatch(r"(\[\d\|\d\] )*\[\d\|\d\]", row) for row in rows)  # whole
+        for finished in rounds:
+            for row in render_board(finished.public, width).splitlines():
+                assert columns(row) <= width, row
+                assert re.fullmatch(r"[^\[\]]*(\[\d\|\d\][^\[\]]*)*", row), row
+
+
+def test_score_tables_show_whole_names_and_cut_only_for_room() -> None:
+    names = ["expert-bot-the-first", "greedy-lucy", "名前の長い人"]
+    game = Game(3, RuleOptions(rounds=2), [[5, 3, 9], [2, 4, 0]])
+    wide = score_lines(game, names, 120)
+    assert all(name in wide[0] for name in names)  # no more `expert-b`, `greedy-l`
+    narrow = score_lines(game, names, 50)
+    assert all(columns(row) <= 50 for row in narrow)
+    assert "expert-bot-the-fi…" in narrow[0]  # the longest is cut, the others fit whole
+    assert "greedy-lucy" in narrow[0] and "名前の長い人" in narrow[0]
+    assert narrow[-1].split() == ["total", "7", "7", "9"]
+    table = score_table(names, [(1, (5, 3, 9), (0, 2))], (5, 3, 9))
+    assert table[1].split() == ["1", "5", "3*", "9"]
+    assert table[-1].startswith("* sat the round out (the player had left the game)")
+
+
+def test_went_out_and_left_the_game_are_different_words() -> None:
+    assert kept_text((), True) == "(went out)"
+    assert kept_text((), False) == "(left the game: not dealt in)"
+    assert kept_text(tiles("9-3"), True) == "[9|3]"

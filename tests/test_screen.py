@@ -19,6 +19,7 @@ from cfnet.game.board import EndReason
 from cfnet.game.moves import Play
 from cfnet.game.round import PlayerView
 from cfnet.game.rules import RuleOptions
+from cfnet.game.text import columns
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import GameOver, RoundScored
 from cfnet.seat.offline import OfflineSession
@@ -305,12 +306,32 @@ def test_one_point_is_singular_on_the_result_screen() -> None:
         )
         screen.on_event(GameOver((3, 1, 2), (1,)))
         text = screen.text()
-        assert re.search(r"^Me +0 points +\(out\)$", text, re.M), text
+        assert re.search(r"^Me +0 points +\(went out\)$", text, re.M), text
         assert re.search(r"^Ada +1 point +\[1\|0\]$", text, re.M), text
         assert re.search(r"^Bob +2 points +\[1\|1\]$", text, re.M), text
         assert "Game over: Ada wins with 1 point." in text
         assert "pts" not in text and "1 points" not in text
         await player.type("\r")
+
+    assert run_screen(scenario) == 0
+
+
+def test_went_out_and_left_the_game_are_told_apart() -> None:
+    """An empty hand at a round's end is either a seat that went out or one that had left the
+    game and was not dealt in: the result says which, in words that mean one thing each."""
+
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        left = ((), (Tile.of(1, 0),), ())
+        scores = (0, 1, 12)
+        screen.on_event(
+            RoundScored(1, 0, left, (), left, (), scores, scores, EndReason.WENT_OUT, 0, (0, 1))
+        )
+        text = screen.text()
+        assert re.search(r"^Me +0 points +\(went out\)$", text, re.M), text
+        assert re.search(r"^Bob +12 points +\(left the game: not dealt in\)$", text, re.M), text
+        assert "(out)" not in text
+        await player.type("quit\ry\r")
 
     assert run_screen(scenario) == 0
 
@@ -426,3 +447,56 @@ def test_the_banner_says_how_a_wait_stands_and_counts_down_the_last_seconds() ->
             await asyncio.wait_for(app, STEP_TIMEOUT)
 
     asyncio.run(main())
+
+
+LONG_NAMES = ("Me", "Ada Lovelace of the Analytical Engine co", "Bob", "名前の長いプレイヤー")
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)], ids=["60x20", "80x24", "120x40"])
+def test_the_screen_lays_out_for_the_terminal_with_whole_names(size: tuple[int, int]) -> None:
+    """Every row within the width, tiles never split, the names whole where the width has room
+    for them (a 40-character name and a wide-character one) and cut with '…' only where not."""
+    width, height = size
+
+    async def main() -> None:
+        with create_pipe_input() as keys:
+            session = OfflineSession(LONG_NAMES, 0, RuleOptions(rounds=1), 4, delay=0.0)
+            screen = GameScreen(session, keys, DummyOutput(), None)
+            app = asyncio.get_running_loop().create_task(screen.run())
+            player = Player(screen, keys, session)
+            await player.until(player.my_turn, "my turn")
+            for panel in ("", "scores\r", "help\r"):
+                if panel:
+                    await player.type(panel)
+                rows = ["".join(t[1] for t in row) for row in screen.frame(width, height - 1)]
+                assert len(rows) == height - 1  # the input line is the terminal's last row
+                for row in rows:
+                    assert columns(row) <= width, (width, row)
+                    cut = re.sub(r"\[\d\|\d\]", "", row)
+                    assert "[" not in cut and "]" not in cut, row  # no tile split
+                text = "\n".join(rows)
+                if not panel:
+                    assert re.search(r"^Hand  \[", text, re.M) and "Moves 1)" in text
+                if panel == "scores\r" or not panel:
+                    shown = [n for n in LONG_NAMES if n in text]
+                    assert shown == list(LONG_NAMES) if width >= 120 else "Bob" in shown
+                    if width == 60:
+                        assert "…" in text  # the longest names cut, for room
+            await player.type("quit\ry\r")
+            await asyncio.wait_for(app, STEP_TIMEOUT)
+
+    asyncio.run(main())
+
+
+def test_a_terminal_too_small_is_told_what_the_screen_needs() -> None:
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        narrow = " ".join(t[1] for row in screen.frame(59, 23) for t in row)
+        assert "needs a terminal of at least 60 columns and 20 rows" in " ".join(narrow.split())
+        assert "this one has 59 columns and 24 rows" in " ".join(narrow.split())
+        low = " ".join(t[1] for row in screen.frame(80, 11) for t in row)
+        assert "this one has 80 columns and 12 rows" in " ".join(low.split())
+        assert "[" not in low  # no part of the game squeezed in
+        await player.type("quit\ry\r")
+
+    assert run_screen(scenario) == 0

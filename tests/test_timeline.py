@@ -52,5 +52,9 @@ def test_a_move_an_abort_supersedes_leaves_the_timeline() -> None:
     y_abort = y_local.sign(observer.table_id, seq, h_entry.prev, ABORT, fault.abort_body())
     timeline.take(y_abort)
     assert timeline.table.entries[-1] == y_abort
-    assert timeline.positions == before  # the superseded move is gone
+    *kept, removal = timeline.positions
+    assert kept == before  # the superseded move is gone
+    assert removal.move is None and removal.public is before[-1].public  # the board as it stood
+    assert removal.note.startswith(f"departure: entry {seq}: seat {x} (bot{x}) is removed")
+    assert "round 1 is dealt again among" in removal.note
     assert timeline.verdict().removed == [x]  # proven to cheat by y's abort: the game goes on

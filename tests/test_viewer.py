@@ -14,6 +14,7 @@ from prompt_toolkit.output import DummyOutput
 from cfnet.cli.commands.replay import start_position
 from cfnet.cli.main import main
 from cfnet.review.timeline import Timeline, read_timeline
+from cfnet.ui.move_input import sorted_hand
 from cfnet.ui.viewer import Viewer
 
 RIGHT, LEFT, PAGE_UP, PAGE_DOWN = "\x1b[C", "\x1b[D", "\x1b[5~", "\x1b[6~"
@@ -110,8 +111,8 @@ def test_toggling_the_hands_of_a_revealed_round(timeline: Timeline) -> None:
         keys.send_text("h")
         await until(viewer, lambda: viewer.show_hands, "the hands shown")
         text = viewer.text()
-        for hand in dealt:
-            assert " ".join(str(tile) for tile in hand[:5]) in text
+        for hand in dealt:  # sorted as the game screen sorts a hand: highest half first
+            assert " ".join(str(tile) for tile in sorted_hand(hand)[:8]) in text
         keys.send_text(RIGHT)
         await until(viewer, lambda: viewer.cursor == 1, "the first move")
         hands = timeline.hands(timeline.positions[1])
@@ -178,3 +179,70 @@ def test_live_the_viewer_follows_the_newest_move_until_stepped_back(log: Path) -
             assert await asyncio.wait_for(running, 30) == 0
 
     asyncio.run(main())
+
+
+@pytest.fixture(scope="module")
+def left_and_back(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3-seat, 2-round game in which the seat due resigns in round 1 (the round is dealt
+    again without it) and asks to come back, dealt in again from round 2."""
+    from cfnet.game.rules import RuleOptions
+    from cfnet.protocol.testing import start_tables
+    from cfnet.record.logfile import write_log
+
+    network = start_tables(3, 21, RuleOptions(rounds=2), timeout=60)
+    first = network.tables[0]
+
+    def moves() -> int:
+        return 0 if first.public is None else len(first.public.moves)
+
+    network.run(until=lambda: moves() >= 4)
+    due = first.due()
+    assert due is not None
+    network.tables[due[0]].resign()
+    network.run(until=lambda: first.rounds.deal == 1 and moves() > 0)  # dealt again
+    request = network.tables[due[0]].return_request()
+    for table in network.tables:
+        if table.me != due[0]:
+            table.receive(request.wire, network.now)
+    network.run()
+    assert first.over
+    path = tmp_path_factory.mktemp("departure") / "left.cflog"
+    write_log(path, first.entries)
+    return path
+
+
+def test_the_viewer_steps_through_a_departure_a_deal_again_and_a_return(
+    left_and_back: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "--plain", str(left_and_back)]) == 0
+    plain = capsys.readouterr().out
+    told = [line for line in plain.splitlines() if "resigned:" in line or "is back:" in line]
+    assert len(told) == 2, plain  # what `replay --plain` says of the departure and the return
+    with left_and_back.open("rb") as f:
+        timeline = read_timeline(f, str(left_and_back))
+    notes = [i for i, p in enumerate(timeline.positions) if p.note]
+    assert len(notes) == 2
+    for line, at in zip(told, notes, strict=True):
+        assert timeline.positions[at].note.endswith(line)  # the same words, with the entry
+    left = notes[0]
+    again = timeline.positions[left + 1]  # the next step: round 1 dealt again without it
+    assert (again.round_number, again.index, again.move) == (1, 0, None)
+    assert len(again.public.seated) == 2
+    starts = [timeline.positions[i].round_number for i in timeline.round_starts()]
+    assert starts == [1, 1, 2]  # the deal left, the deal again, round 2
+
+    async def scenario(viewer: Viewer, keys: PipeInput) -> None:
+        keys.send_text(RIGHT * left)
+        await until(viewer, lambda: viewer.cursor == left, "the departure")
+        text = viewer.text()
+        assert " ".join(told[0].split()[:3]) in text  # the banner says who left
+        assert "round 1 is dealt again among" in " ".join(text.split())
+        keys.send_text(RIGHT)
+        await until(viewer, lambda: viewer.cursor == left + 1, "the deal again")
+        assert "round 1/2 · move 0" in viewer.text()
+        assert re.search(r" left \(0\)", viewer.text())  # the leaver sits the deal out
+        keys.send_text(END)
+        await until(viewer, lambda: viewer.cursor == len(timeline.positions) - 1, "the end")
+        assert "· live" not in viewer.text()  # a finished file is not live
+
+    run_viewer(timeline, scenario)

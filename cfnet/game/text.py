@@ -1,9 +1,14 @@
-"""Every sentence about the game that a person reads, for terminals of 80 columns: the board
-tree, hands, what to do now, why a round ended, scores and winners.
+"""Every sentence about the game that a person reads: the board tree, hands, what to do now,
+why a round ended, scores and winners, laid out for a given width (80 columns for plain output).
 
 Screens, the line output of computer seats, replay, verify and the viewer all take their words
 from here. The board comes as rows of (style, text) fragments: `render_board` joins them into
 plain text, a screen styles them by their tag ("label": a line's label, "open": an open end).
+
+Text from a peer or a file (names, table names, abort details, what a rejected entry held) is
+data: it enters a sentence only through `escaped` (here, in `seat_name`), which writes every
+character a terminal would act on as a visible escape. Widths are display columns (wcwidth):
+a wide character takes two, a combining mark none.
 """
 
 from __future__ import annotations
@@ -11,18 +16,81 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import wcwidth
+
 from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
 from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
 
 WIDTH = 80
+"""The columns of plain output (a pipe, a log): screens pass their terminal's width instead."""
+NAME_CHARS = 40
+"""The most characters a name may have (protocol.md): a name is shown whole up to this."""
+TEXT_CHARS = 400
+"""The most characters shown of any other text from a peer or a file (an abort's detail)."""
+SENTENCE_CHARS = 1000
+"""The most characters shown of a sentence made elsewhere that may hold such text (a notice,
+a verdict): it is `escaped` whole where it is shown."""
 LABEL = "label"
 OPEN = "open"
 
 Fragment = tuple[str, str]
 """(style, text): style is "" (plain), LABEL or OPEN."""
 Row = list[Fragment]
+
+
+def escaped(text: str, limit: int = TEXT_CHARS) -> str:
+    """`text` from a peer or a file, safe to show: every character that is not printable (C0
+    and C1 controls, DEL, ESC, the bidi overrides, isolates and marks, line separators) written
+    as its escape (`\\x1b`, `\\u202e`), the whole cut to `limit` characters, '…' marking a cut."""
+    pieces = [
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text[: limit + 1]  # each character gives at least one: enough to know
+    ]
+    if sum(map(len, pieces)) <= limit:
+        return "".join(pieces)
+    kept, size = [], 0
+    for piece in pieces:  # cut between escapes, never inside one
+        if size + len(piece) > limit - 1:
+            break
+        kept.append(piece)
+        size += len(piece)
+    return "".join(kept) + "…"
+
+
+def columns(text: str) -> int:
+    """The columns `text` (printable: see `escaped`) takes on a terminal."""
+    return int(wcwidth.width(text))
+
+
+def fit(text: str, width: int) -> str:
+    """`text` cut to `width` columns, '…' marking a cut (whole if it fits)."""
+    if columns(text) <= width:
+        return text
+    return str(wcwidth.clip(text, 0, max(0, width - 1))).rstrip() + "…"
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """`text` filled with spaces to `width` columns, on the right (or the left: `right`)."""
+    fill = " " * max(0, width - columns(text))
+    return fill + text if right else text + fill
+
+
+def wrapped(text: str, width: int, indent: str = "") -> list[str]:
+    """`text` wrapped into rows of `width` columns at spaces (never inside a tile like 9-3),
+    rows after the first indented by `indent`."""
+    rows = wcwidth.wrap(text, max(1, width), subsequent_indent=indent, break_on_hyphens=False)
+    return [str(row) for row in rows] or [""]
+
+
+def fit_widths(sizes: Sequence[int], room: int, least: int) -> list[int]:
+    """Widths for columns that want `sizes` columns each, all together within `room`: each
+    whole if they fit, else the widest cut first, none below `least` (nor below its size)."""
+    widest = max(sizes, default=0)
+    while widest > least and sum(min(size, widest) for size in sizes) > room:
+        widest -= 1
+    return [min(size, max(widest, least)) for size in sizes]
 
 
 def count(number: int, noun: str) -> str:
@@ -49,8 +117,13 @@ def goes_on_text(
 
 
 def seat_name(names: Sequence[str], seat: int) -> str:
-    """The name of `seat` (`seat N` when `names` does not have it)."""
-    return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+    """The name of `seat` as shown (`escaped`; `seat N` when `names` does not have it)."""
+    return escaped(names[seat], NAME_CHARS) if 0 <= seat < len(names) else f"seat {seat}"
+
+
+def shown_names(names: Sequence[str]) -> tuple[str, ...]:
+    """Every seat's name as shown (`seat_name`)."""
+    return tuple(seat_name(names, seat) for seat in range(len(names)))
 
 
 def plain(row: Row) -> str:
@@ -58,16 +131,19 @@ def plain(row: Row) -> str:
     return "".join(text for _, text in row)
 
 
-def _wrap(first: Row, more: Row, words: Sequence[Row], sep: str = "") -> list[Row]:
-    """`words` after `first`, continued on rows starting with `more`, within WIDTH columns."""
+def wrap_words(
+    first: Row, more: Row, words: Sequence[Row], sep: str = "", width: int = WIDTH
+) -> list[Row]:
+    """`words` after `first`, continued on rows starting with `more`, within `width` columns;
+    a word is never split (a row holds at least one)."""
     rows = [list(first)]
-    used = len(plain(first))
+    used = columns(plain(first))
     fresh = True  # the row holds only its lead
     for word in words:
-        size = len(plain(word))
-        if not fresh and used + len(sep) + size > WIDTH:
+        size = columns(plain(word))
+        if not fresh and used + len(sep) + size > width:
             rows.append([*more, *word])
-            used = len(plain(more)) + size
+            used = columns(plain(more)) + size
         else:
             if not fresh and sep:
                 rows[-1].append(("", sep))
@@ -78,21 +154,23 @@ def _wrap(first: Row, more: Row, words: Sequence[Row], sep: str = "") -> list[Ro
     return rows
 
 
-def render_hand(tiles: Sequence[Tile]) -> str:
-    """A hand as `[9|3] [5|5] ...`, wrapped at 80 columns."""
+def render_hand(tiles: Sequence[Tile], width: int = WIDTH) -> str:
+    """A hand as `[9|3] [5|5] ...`, wrapped by tile within `width` columns."""
     if not tiles:
         return "(no tiles)"
-    return "\n".join(plain(row) for row in _wrap([], [], [[("", str(t))] for t in tiles], " "))
+    words: list[Row] = [[("", str(t))] for t in tiles]
+    return "\n".join(plain(row) for row in wrap_words([], [], words, " ", width))
 
 
-def render_board(public: PublicRound) -> str:
+def render_board(public: PublicRound, width: int = WIDTH) -> str:
     """The board as plain text (the rows of `board_rows`)."""
-    return "\n".join(plain(row) for row in board_rows(public))
+    return "\n".join(plain(row) for row in board_rows(public, width))
 
 
-def board_rows(public: PublicRound) -> list[Row]:
-    """The board as a tree: the centre double, its trains, their feet and toes, with each line's
-    label tagged LABEL and each open end (or new line on offer) tagged OPEN."""
+def board_rows(public: PublicRound, width: int = WIDTH) -> list[Row]:
+    """The board as a tree within `width` columns (a line wraps by tile): the centre double,
+    its trains, their feet and toes, with each line's label tagged LABEL and each open end (or
+    new line on offer) tagged OPEN."""
     children: dict[Tile, list[Line]] = {}
     for line in public.lines:
         children.setdefault(line.root, []).append(line)
@@ -124,7 +202,8 @@ def board_rows(public: PublicRound) -> list[Row]:
                 rows.append([("", head), (OPEN, item)])
                 continue
             first: Row = [("", head), (LABEL, f"{item.label}:"), ("", " ")]
-            rows.extend(_wrap(first, [("", deeper + "   ")], _line_words(public, item)))
+            more: Row = [("", deeper + "   ")]
+            rows.extend(wrap_words(first, more, _line_words(public, item), width=width))
             if item.closed:
                 branch(item.tiles[-1], deeper)
 
@@ -200,6 +279,22 @@ def describe_end(reason: EndReason, went_out: int | None, names: Sequence[str] =
     return "blocked: nobody could play or draw"
 
 
+WENT_OUT = "went out"
+"""What a seat that played its last tile did (said of its empty hand at a round's end)."""
+SAT_OUT = "left the game: not dealt in"
+"""What a seat that had left did in a round: it sat it out, with the round's highest score."""
+SAT_OUT_NOTE = "sat the round out (the player had left the game): the round's highest score"
+"""What `*` marks in a score table."""
+
+
+def kept_text(tiles: Sequence[Tile], seated: bool, width: int = WIDTH) -> str:
+    """What a seat held at a round's end, in one phrase: its tiles (wrapped by tile within
+    `width`), that it went out, or that it had left the game and was not dealt in."""
+    if not seated:
+        return f"({SAT_OUT})"
+    return render_hand(tiles, width) if tiles else f"({WENT_OUT})"
+
+
 ROUND_AUDIT = "every shuffle, key and move checked"
 """What the audit of a round checked (said after each round of a game whose rounds are audited)."""
 
@@ -259,33 +354,42 @@ def score_table(
     names: Sequence[str],
     rounds: Sequence[tuple[int, Sequence[int], Sequence[int]]],
     totals: Sequence[int],
+    width: int = WIDTH,
 ) -> list[str]:
-    """Scores with names (cut to 8 characters): one row per (round number, scores, seats dealt
-    in), a score of a seat that sat the round out marked `*`, then the totals; 8 seats fit 80
-    columns."""
-    shown = [name[:8] for name in names]
-    width = max(7, *(len(name) + 1 for name in shown))
-    rows = ["round " + "".join(f"{name:>{width}}" for name in shown)]
+    """Scores under the names as shown, each whole unless `width` columns lack room (then the
+    longest are cut first): one row per (round number, scores, seats dealt in), a score of a
+    seat that sat the round out marked `*`, then the totals."""
+    shown = shown_names(names)
+    cells = [f"{score}*" for _, scores, _ in rounds for score in scores]
+    least = max(6, *(len(cell) for cell in [*cells, *map(str, totals)]))
+    sizes = [max(least, columns(name)) for name in shown]
+    sizes = fit_widths(sizes, width - len("round ") - len(shown), least)
+
+    def row(lead: str, cells: Sequence[str]) -> str:
+        return lead + "".join(pad(c, size + 1, True) for c, size in zip(cells, sizes, strict=True))
+
+    rows = [row("round ", [fit(name, size) for name, size in zip(shown, sizes, strict=True)])]
     absent = False
     for number, scores, seated in rounds:
-        cells = [f"{score}{'' if s in seated else '*'}" for s, score in enumerate(scores)]
+        marked = [f"{score}{'' if s in seated else '*'}" for s, score in enumerate(scores)]
         absent = absent or len(seated) < len(scores)
-        rows.append(f"{number:>5} " + "".join(f"{cell:>{width}}" for cell in cells))
-    rows.append("total " + "".join(f"{total:>{width}}" for total in totals))
+        rows.append(row(f"{number:>5} ", marked))
+    rows.append(row("total ", [str(total) for total in totals]))
     if absent:
-        rows.append("* sat the round out (a player who left): the round's highest score")
+        rows += wrapped(f"* {SAT_OUT_NOTE}", width, "  ")
     return rows
 
 
-def score_lines(game: Game, names: Sequence[str]) -> list[str]:
-    """The game's score table with names: one row per round played, then the totals."""
+def score_lines(game: Game, names: Sequence[str], width: int = WIDTH) -> list[str]:
+    """The game's score table with names, within `width` columns: one row per round played,
+    then the totals."""
     rows = [
         (number, scores, seated)
         for number, (scores, seated) in enumerate(
             zip(game.round_scores, game.round_seated, strict=True), start=1
         )
     ]
-    return score_table(names, rows, game.totals)
+    return score_table(names, rows, game.totals, width)
 
 
 def winner_text(

@@ -2,23 +2,27 @@
 
 What the replay viewer steps through and what `cfnet watch` shows: entries are judged by the
 observer table `cfnet verify` runs (`protocol.verify.Judge`), and each move the table takes adds
-a position (the public board after it). Once a round is revealed, every hand at each of its
-positions and the tile each draw gave are known too; never before.
+a position (the public board after it). A departure, a return and the abort that ends a game
+add a position too, with the board as it stood and the sentence `cfnet verify` says of it.
+Once a round is revealed, every hand at each of its positions and the tile each draw gave are
+known too; never before. Names and every sentence that holds a peer's words are escaped.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import BinaryIO
 
 from cfnet.game.board import PublicRound
 from cfnet.game.moves import Draw, Move
 from cfnet.game.round import Round
-from cfnet.game.text import move_text, round_start
+from cfnet.game.text import SENTENCE_CHARS, escaped, move_text, round_start, shown_names
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
 from cfnet.protocol.verify import Judge, Verdict, audited_rounds
+from cfnet.protocol.wire import RESIGN, Fault
 from cfnet.record.entry import Entry
 from cfnet.record.logfile import LogFileError, iter_log
 
@@ -27,7 +31,9 @@ from cfnet.record.logfile import LogFileError, iter_log
 class Position:
     """The board after `index` moves of round `round_number` (0: the round's start); `number`
     counts the moves of the whole game; `seat` made `move` to get here (None at a start);
-    `seq` is the entry that made it."""
+    `seq` is the entry that made it. `note`: what happened instead of a move (a departure, a
+    return, the abort that ended the game), the board left as it stood ('' for a move or a
+    start)."""
 
     seq: int
     round_number: int
@@ -36,6 +42,14 @@ class Position:
     seat: int | None
     move: Move | None
     public: PublicRound
+    note: str = ""
+
+
+def abort_text(fault: Fault, by: int, names: Sequence[str]) -> str:
+    """The abort that ended a game, in one line (`names`: as shown, e.g. `seat 1 (bob)`)."""
+    if fault.code == RESIGN:
+        return f"{names[fault.seat]} resigned: the game ends here"
+    return f"aborted by seat {by}: seat {fault.seat}, {escaped(fault.detail)}"
 
 
 class Timeline:
@@ -44,7 +58,8 @@ class Timeline:
     def __init__(self, genesis: bytes, audited: frozenset[int] = frozenset()) -> None:
         self.table = Table(genesis, None, OFFLINE, audited)
         self.judge = Judge(self.table)
-        self.names = tuple(info.name for info in self.table.seats)
+        self.names = shown_names([info.name for info in self.table.seats])
+        """The seats' names as shown (escaped)."""
         self.positions: list[Position] = []
         self.revealed: dict[int, RoundScored] = {}
         self._replica: PublicRound | None = None
@@ -62,9 +77,17 @@ class Timeline:
         if self.judge.decided:
             return False
         held = len(self.table.entries)
+        told = len(self.judge.verdict.departures)
+        ended = self.table.aborted is not None
         self.judge.take(entry)
         if len(self.table.entries) <= held and self.table.entries[-1].wire == entry.wire:
             self._supersede(entry.seq)
+        for line in self.judge.verdict.departures[told:]:
+            self._note(line)
+        aborted, by = self.table.aborted, self.table.aborted_by
+        if aborted is not None and by is not None and not ended:
+            seats = [f"seat {s} ({name})" for s, name in enumerate(self.names)]
+            self._note(abort_text(aborted, by, seats))
         if self.table.aborted is None:
             self._follow()
         for scored in self.rounds[len(self.revealed) :]:
@@ -115,9 +138,23 @@ class Timeline:
             Position(seq, public.round_number, len(public.moves), number, seat, move, public.copy())
         )
 
+    def _note(self, text: str) -> None:
+        """A departure, return or abort (`text`, as `cfnet verify` says it), as a position on
+        the board it left (none before the first deal)."""
+        if not self.positions:
+            return
+        last = self.positions[-1]
+        seq = len(self.table.entries) - 1
+        shown = escaped(text, SENTENCE_CHARS)
+        self.positions.append(replace(last, seq=seq, seat=None, move=None, note=shown))
+
     def round_starts(self) -> list[int]:
-        """The index in `positions` of each round's start."""
-        return [i for i, p in enumerate(self.positions) if p.index == 0]
+        """The index in `positions` of each deal's start (a deal again after a departure too)."""
+        return [
+            i
+            for i, p in enumerate(self.positions)
+            if p.index == 0 and p.move is None and not p.note
+        ]
 
     def scored(self, position: Position) -> RoundScored | None:
         """The audit of `position`'s round, if that round is revealed (None otherwise, and for
@@ -140,7 +177,10 @@ class Timeline:
         return self._replayed(position.round_number)[1][position.index - 1]
 
     def describe(self, position: Position) -> str:
-        """The move that led to `position`, with names (and the drawn tile once revealed)."""
+        """The move that led to `position`, with names (and the drawn tile once revealed), or
+        what happened instead (`note`)."""
+        if position.note:
+            return position.note
         if position.move is None or position.seat is None:
             public = position.public
             starter = self.names[public.starter]

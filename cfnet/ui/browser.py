@@ -10,12 +10,12 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.game.text import count
+from cfnet.game.text import WIDTH, columns, count, escaped, fit, pad
 from cfnet.net.address import parse_host_port
 from cfnet.net.discovery import Discovery, TableBrowser, TableInfo, check_name
 from cfnet.protocol.wire import MAX_NAME_CHARS
 from cfnet.ui.page import Page, Question, Terminal
-from cfnet.ui.styles import Line
+from cfnet.ui.styles import Line, wrapped_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +50,8 @@ class WatchTable:
 Choice = HostTable | JoinTable | WatchTable
 
 BROWSER_KEYS = "↑↓ select · Enter join · w watch · h host · c HOST:PORT · r refresh · q quit"
+SHORT_KEYS = "↑↓ · Enter join · w watch · h host · c HOST:PORT · q quit"
+RULES_COLUMNS = 25  # the rules column, shown from WIDTH columns (else under the selected table)
 
 
 def _number(text: str, low: int, high: int, what: str) -> int:
@@ -102,30 +104,34 @@ class BrowserScreen(Page):
         where = f" via {self.where}" if self.where else ""
         return f"cfnet · tables on the LAN{where} · you are {self.player}"
 
-    def body(self) -> tuple[list[Line], int]:
+    def body(self, width: int = WIDTH) -> tuple[list[Line], int]:
         tables, chosen = self._selection()
         if not tables:
-            return [
-                [("", "Looking for tables on the LAN… none seen yet.")],
-                [("", "")],
-                [("", "h: host a table here. c HOST:PORT: join a table by its address,")],
-                [("", "where multicast does not reach (the host's screen shows it).")],
-            ], 0
-        head = f"   {'#':>2}  {'TABLE':<22} {'HOST':<12} {'SEATS':<6} {'RULES':<25} CODE"
+            lines = wrapped_line("", "Looking for tables on the LAN… none seen yet.", width)
+            lines.append([("", "")])
+            help = (
+                "h: host a table here. c HOST:PORT: join a table by its address, where"
+                " multicast does not reach (the host's screen shows it)."
+            )
+            return lines + wrapped_line("", help, width), 0
+        wide = width >= WIDTH  # room for the rules column
+        names = [escaped(table.name) for table in tables]
+        fixed = len("▶  99  ") + len(" HOST        ") + len(" SEATS ") + len(" CODE")
+        fixed += RULES_COLUMNS + 1 if wide else 0
+        name_width = max(8, min(max(columns(name) for name in names), width - fixed))
+        rules_head = f"{'RULES':<{RULES_COLUMNS}} " if wide else ""
+        head = f"   {'#':>2}  {pad('TABLE', name_width)} {'HOST':<12} {'SEATS':<6} {rules_head}CODE"
         rows: list[Line] = [[("class:title", head)]]
-        names = Counter(table.name for table in tables)
-        for i, table in enumerate(tables):
-            rules = table.rules
-            trains = rules.trains_needed(table.seats)
-            blank = " 0-0=50" if rules.double_blank_50 else ""
-            about = table.incompatible or f"{count(rules.rounds, 'round')}, {trains} trains"
-            host = table.host[:12]
-            if names[table.name] > 1:  # namesakes: told apart by their host keys
-                host = f"{table.host[:7]} {table.fingerprint[:4]}"
+        namesakes = Counter(table.name for table in tables)
+        for i, (table, name) in enumerate(zip(tables, names, strict=True)):
+            host = fit(escaped(table.host), 12)
+            if namesakes[table.name] > 1:  # namesakes: told apart by their host keys
+                host = f"{fit(escaped(table.host), 7)} {table.fingerprint[:4]}"
+            about = pad(fit(self._about(table), RULES_COLUMNS), RULES_COLUMNS + 1) if wide else ""
+            name = pad(fit(name, name_width), name_width)
             text = (
-                f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {table.name[:22]:<22} "
-                f"{host:<12} {f'{table.taken}/{table.seats}':<6} "
-                f"{about + ('' if table.incompatible else blank):<25} "
+                f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {name} "
+                f"{pad(host, 12)} {f'{table.taken}/{table.seats}':<6} {about}"
                 f"{'yes' if table.code else ''}"
             )
             styles = ["class:selected"] if i == chosen else []
@@ -134,16 +140,29 @@ class BrowserScreen(Page):
         if 0 <= chosen < len(tables):
             table = tables[chosen]
             rows.append([("", "")])
-            rows.append([("", f"   host key {table.fingerprint} at {table.address}:{table.port}")])
-            namesakes = names[table.name]
-            also = f" · {namesakes} tables have this name: check the key" if namesakes > 1 else ""
-            rows.append([("", f"   each seat has {table.timeout_text} to answer{also}")])
+            if not wide:
+                rows += wrapped_line("", f"   rules: {self._about(table)}", width, "   ")
+            key = f"   host key {table.fingerprint} at {table.address}:{table.port}"
+            rows += wrapped_line("", key, width, "   ")
+            same = namesakes[table.name]
+            also = f" · {same} tables have this name: check the key" if same > 1 else ""
+            answer = f"   each seat has {table.timeout_text} to answer{also}"
+            rows += wrapped_line("", answer, width, "   ")
         return rows, chosen + 1
 
-    def toolbar(self) -> str:
+    @staticmethod
+    def _about(table: TableInfo) -> str:
+        """A table's rules in a few words, or why this cfnet cannot join it."""
+        if table.incompatible:
+            return escaped(table.incompatible)
+        blank = " 0-0=50" if table.rules.double_blank_50 else ""
+        trains = table.rules.trains_needed(table.seats)
+        return f"{count(table.rules.rounds, 'round')}, {trains} trains{blank}"
+
+    def toolbar(self, width: int = WIDTH) -> str:
         if self.question is not None:
             return "Enter: the default in [brackets] · Esc: cancel"
-        return BROWSER_KEYS
+        return BROWSER_KEYS if columns(BROWSER_KEYS) <= width else SHORT_KEYS
 
     def more_keys(self, keys: KeyBindings) -> None:
         @keys.add("up")
@@ -205,7 +224,7 @@ class BrowserScreen(Page):
         elif table.code:
             self.ask(
                 Question(
-                    f"Join code for {table.name[:30]!r}",
+                    f"Join code for '{fit(escaped(table.name), 30)}'",
                     lambda code: self._choose(JoinTable(table, None, _code(code, True))),
                     secret=True,
                     note="This table lets in only those who know its code: ask its host.",
@@ -226,7 +245,7 @@ class BrowserScreen(Page):
         elif table.code:
             self.ask(
                 Question(
-                    f"Join code to watch {table.name[:24]!r}",
+                    f"Join code to watch '{fit(escaped(table.name), 24)}'",
                     lambda code: self._choose(WatchTable(table, _code(code, True))),
                     secret=True,
                     note="This table lets in only those who know its code, watchers too.",

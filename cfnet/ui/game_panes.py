@@ -1,4 +1,5 @@
-"""What the game screen shows, pane by pane, from a `GameSession` and the events it sent.
+"""What the game screen shows, pane by pane, from a `GameSession` and the events it sent, laid
+out for the terminal's width (from 60 columns; hands, moves and board lines wrap by tile).
 
 Top to bottom: status bar, players, the board (or a panel: help, scores, log, round result),
 what to do now, the hand, the numbered legal moves, the latest events, feedback. The words come
@@ -7,44 +8,80 @@ from `cfnet.game.text`; `GameScreen` adds the terminal, the keys and the typed l
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
 from cfnet.game.moves import Move, Play
 from cfnet.game.text import (
+    SENTENCE_CHARS,
     WIDTH,
     audit_note,
     clock,
+    columns,
     describe_end,
+    escaped,
+    fit,
+    fit_widths,
     instruction,
+    kept_text,
     move_text,
+    pad,
     score_lines,
     seat_name,
+    shown_names,
     waiting_text,
     winner_text,
 )
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameSession, Notice, SessionEvent
 from cfnet.ui.move_input import numbered_moves, sorted_hand
-from cfnet.ui.styles import Line, board_lines, join, scroll_to, titled, wrap_items
+from cfnet.ui.styles import (
+    MIN_COLUMNS,
+    Line,
+    board_lines,
+    rule,
+    scroll_to,
+    scrolled,
+    too_small,
+    wrap_items,
+    wrapped_line,
+)
 
 LOG_ROWS = 4
+MAIN_ROWS = 3  # the board pane's least height
+PROMPT_ROWS = 1  # the input line, under what the panes draw
+MIN_ROWS = 20  # the screen's least height, the input line included (more with a big hand)
 COUNTDOWN = 30.0  # the local seat sees its time to move in the last this many seconds
 
-HELP_TEXT = (
-    "How to play: type a move or a command. Tab completes; Up/Down: earlier lines.",
-    "  3            the move numbered 3 in the list of your moves",
-    "  9-3 b        tile 9-3 on the open end labelled b on the board",
-    "  9-3          the tile alone, when it fits one place only",
-    "  draw, pass   only when none of your tiles fits (the banner says which)",
-    "  hint         what the computer would play   scores    the score table",
-    "  log          every event so far             help      this text",
-    "  Enter, next  the next round, after a round  quit, leave  resign and leave (asks)",
-    "  Esc          back to the board              PgUp/PgDn scroll this pane",
+HELP_INTRO = "How to play: type a move or a command. Tab completes; Up/Down: earlier lines."
+HELP_ITEMS = (
+    ("3", "the move numbered 3 in the list of your moves"),
+    ("9-3 b", "tile 9-3 on the open end labelled b on the board"),
+    ("9-3", "the tile alone, when it fits one place only"),
+    ("draw, pass", "only when none of your tiles fits (the banner says which)"),
+    ("hint", "what the computer would play"),
+    ("scores", "the score table"),
+    ("log", "every event so far"),
+    ("help", "this text"),
+    ("Enter, next", "the next round, after a round"),
+    ("quit, leave", "resign and leave (asks)"),
+    ("Esc", "back to the board"),
+    ("PgUp/PgDn", "scroll this pane"),
+)
+HELP_RULES = (
     "Play when you can; draw only when nothing fits, and play a drawn tile that fits.",
     "A double opens a foot: the next 3 tiles go on it. The lowest total wins.",
 )
+
+
+def help_lines(width: int) -> list[Line]:
+    """How to play, within `width` columns: each command beside what it does."""
+    lines = wrapped_line("class:title", HELP_INTRO, width)
+    for keys, what in HELP_ITEMS:
+        lines += wrapped_line("", f"  {keys:<13}{what}", width, " " * 15)
+    for text in HELP_RULES:
+        lines += wrapped_line("", text, width)
+    return lines
 
 
 def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:
@@ -58,11 +95,11 @@ def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:
 
 class GamePanes:
     """The game screen's state (events seen, the open panel, feedback, scrolling) and the
-    formatted lines of each of its panes."""
+    formatted lines of each of its panes for a given width."""
 
     def __init__(self, session: GameSession) -> None:
         self.session = session
-        self.log: list[tuple[str, str]] = []
+        self.log: list[tuple[str, str]] = []  # (style, text): each event whole, escaped
         self.feedback: tuple[str, str] = ("class:info", "Type help for the commands.")
         self.panel: str | None = None
         self.round_end: RoundScored | None = None  # set from a round's end to the next deal
@@ -73,9 +110,14 @@ class GamePanes:
         self._board_focus = 0  # the board row with the newest tile
         self._follow = True  # scroll the board to it (until the player scrolls himself)
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The seats' names as shown (escaped)."""
+        return shown_names(self.session.names)
+
     def on_event(self, event: SessionEvent) -> None:
         """Record a session event in the log and the screen's state."""
-        names = self.session.names
+        names = self.names
         me = self.session.seat
         if isinstance(event, MoveMade | RoundStarted):
             self._follow = True
@@ -121,12 +163,13 @@ class GamePanes:
         return self.session.log_path
 
     def _add(self, style: str, text: str) -> None:
-        for row in textwrap.wrap(text, WIDTH, subsequent_indent="    "):
-            self.log.append((style, row))
+        """An event for the log: the sentence may hold a peer's words, so it is escaped here."""
+        self.log.append((style, escaped(text, SENTENCE_CHARS)))
 
     def _winner_text(self, event: GameOver) -> str:
-        names, me = self.session.names, self.session.seat
-        return f"Game over: {winner_text(event.winners, event.totals, names, me)}"
+        return (
+            f"Game over: {winner_text(event.winners, event.totals, self.names, self.session.seat)}"
+        )
 
     def _close_panel(self) -> None:
         """Back to the board; what the feedback said about the panel is said."""
@@ -144,99 +187,140 @@ class GamePanes:
         self._scroll = max(0, min(self._scroll, total - rows))
         return self._scroll
 
-    def _status_left(self) -> Line:
+    # -- the whole screen
+
+    def frame(self, width: int, height: int) -> list[Line]:
+        """Every pane within `width` columns and `height` rows (the input line comes under
+        them): the board gets what the others leave, the event log gives way first; a terminal
+        too small for that is told what it needs."""
+        if width < MIN_COLUMNS:
+            return too_small(width, height + PROMPT_ROWS, MIN_COLUMNS, MIN_ROWS)
+        top = [self._status(width), *self._players(width)]
+        bottom = [*self._banner(width), *self._hand(width), *self._moves(width)]
+        feedback = self._feedback(width)
+        fixed = len(top) + len(bottom) + len(feedback)
+        if fixed + MAIN_ROWS > height:
+            need = max(MIN_ROWS, fixed + MAIN_ROWS + PROMPT_ROWS)
+            return too_small(width, height + PROMPT_ROWS, width, need)
+        spare = height - fixed - MAIN_ROWS
+        log: list[Line] = []
+        if self.panel is None and spare >= 2:  # a title and at least one event
+            log = [rule("events", width), *self._recent(width, min(LOG_ROWS, spare - 1))]
+        rows = height - fixed - len(log)
+        lines = self._main_lines(width)
+        top_row = self._clamp(len(lines), rows - 1) if len(lines) > rows else 0
+        main, _ = scrolled(lines, rows, top_row, "PgUp/PgDn")
+        main += [[] for _ in range(rows - len(main))]
+        return [*top, *main, *bottom, *log, *feedback]
+
+    def _status(self, width: int) -> Line:
+        """The status bar across `width` columns: the round and yard; whose turn it is."""
+        right = self._status_right(width // 2)
+        room = width - sum(columns(t[1]) for t in right)
+        left = self._status_left()
+        return [("class:status", pad(fit(left, room), room)), *right]
+
+    def _status_left(self) -> str:
         view = self.session.view
         game = self.session.game
         if view is None:
-            return [("", " cfnet · dealing…")]
+            return " cfnet · dealing…"
         public = view.public
-        return [
-            (
-                "",
-                f" Round {public.round_number}/{game.options.rounds}"
-                f" · move {len(public.moves)} · yard {public.yard_count}"
-                f" ({public.drawable} drawable)",
-            )
-        ]
+        return (
+            f" Round {public.round_number}/{game.options.rounds}"
+            f" · move {len(public.moves)} · yard {public.yard_count}"
+            f" ({public.drawable} drawable)"
+        )
 
-    def _status_right(self) -> Line:
+    def _status_right(self, room: int = WIDTH // 2) -> Line:
+        """Whose turn it is, within `room` columns."""
         session = self.session
         if self.game_end is not None:
-            return [("", "Game over ")]
+            return [("class:status", "Game over ")]
         waiting = session.waiting_for
         if not waiting:
-            return [("", "")]
+            return []
         if self.round_end is not None and session.seat in waiting:
             return [("class:status.turn", " ▶ Press Enter ")]
         if self._ready():
             return [("class:status.turn", " ▶ Your turn ")]
         if session.seat in waiting:
-            return [("", " Dealing… ")]
+            return [("class:status", " Dealing… ")]
         more = f" +{len(waiting) - 1}" if len(waiting) > 1 else ""
-        return [("", f"  Waiting for {seat_name(session.names, waiting[0])[:10]}{more} ")]
+        name = fit(seat_name(self.names, waiting[0]), room - len("  Waiting for  ") - len(more))
+        return [("class:status", f"  Waiting for {name}{more} ")]
 
-    def _players(self) -> Line:
-        """A small table: each seat's name (the one to move marked), tiles in hand, points."""
+    def _players(self, width: int = WIDTH) -> list[Line]:
+        """A small table: each seat's name (the one to move marked), tiles in hand, points;
+        names whole unless the width lacks room."""
         session = self.session
         view = session.view
         totals = session.game.totals
-        names = [name[:8] for name in session.names]
-        width = max(4, *(len(n) for n in names)) + 2
-        heads: Line = [("", "       ")]
+        names = self.names
+        lead = "       "
+        sizes = [max(4, columns(name)) for name in names]
+        sizes = fit_widths(sizes, width - len(lead) - 2 * len(names), 4)
+        heads: Line = [("", lead)]
         counts, points = "tiles  ", "points "
-        for seat, name in enumerate(names):
+        for seat, (name, size) in enumerate(zip(names, sizes, strict=True)):
             turn = view is not None and view.public.turn == seat and not view.public.is_over
-            count: int | str = view.public.hand_counts[seat] if view is not None else 0
+            tiles: int | str = view.public.hand_counts[seat] if view is not None else 0
             if view is not None and seat not in view.public.seated:
-                count = "left"  # sits the round out
+                tiles = "left"  # left the game: sits the round out
             mark = "▶" if turn else ""
             style = "class:status.turn" if turn else ("class:title" if seat == session.seat else "")
-            heads.append(("", " " * (width - len(name) - len(mark))))
-            heads.append((style, mark + name))
-            counts += f"{count:>{width}}"
-            points += f"{totals[seat]:>{width}}"
-        return join([heads, [("", counts)], [("", points)]])
+            shown = mark + fit(name, size)
+            heads.append(("", " " * (size + 2 - columns(shown))))
+            heads.append((style, shown))
+            counts += f"{tiles:>{size + 2}}"
+            points += f"{totals[seat]:>{size + 2}}"
+        return [heads, [("", counts)], [("", points)]]
 
-    def _main_lines(self) -> list[Line]:
+    def _main_lines(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
         if self.panel == "help":
-            return [[("class:title" if i == 0 else "", row)] for i, row in enumerate(HELP_TEXT)]
+            return help_lines(width)
         if self.panel == "scores":
-            rows = score_lines(self.session.game, self.session.names)
-            return titled("Scores", [("", row) for row in rows])
+            rows = score_lines(self.session.game, self.session.names, width)
+            scores: list[Line] = [[("", row)] for row in rows]
+            return [[("class:title", "Scores")], *scores]
         if self.panel == "log":
-            return titled("Event log", self.log)
+            lines: list[Line] = [[("class:title", "Event log")]]
+            for style, text in self.log:
+                lines += wrapped_line(style, text, width, "    ")
+            return lines
         if self.panel == "round" and self.results is not None:
-            return self._round_lines(self.results)
+            return self._round_lines(self.results, width)
         if view is None:
             return [[("", "Waiting for the deal…")]]
-        lines = board_lines(view.public)
+        lines = board_lines(view.public, width)
         self._board_focus = newest_row(
             ["".join(t[1] for t in ln) for ln in lines], view.public.moves
         )
         return lines
 
-    def _round_lines(self, end: RoundScored) -> list[Line]:
-        names = self.session.names
+    def _round_lines(self, end: RoundScored, width: int) -> list[Line]:
+        names = self.names
         why = describe_end(end.end_reason, end.went_out, names)
-        lines: list[Line] = [[("class:title", f"Round {end.round_number} over: {why}")]]
-        width = max(len(n) for n in names) + 1
+        lines = wrapped_line("class:title", f"Round {end.round_number} over: {why}", width)
+        name_width = min(max(columns(n) for n in names), max(8, width - 40))
         for seat, hand in enumerate(end.left):
-            tiles = " ".join(str(t) for t in sorted_hand(hand)) or "(out)"
             score = end.scores[seat]
-            head = f"{names[seat]:<{width}}{score:>4} {'point' if score == 1 else 'points':<6}  "
-            for i, row in enumerate(textwrap.wrap(tiles, WIDTH - len(head)) or [""]):
-                lines.append([("", (head if i == 0 else " " * len(head)) + row)])
+            head = f"{pad(fit(names[seat], name_width), name_width)} {score:>4} "
+            head += f"{'point' if score == 1 else 'points':<6}  "
+            kept = kept_text(sorted_hand(hand), seat in end.seated, width - columns(head))
+            for i, row in enumerate(kept.splitlines()):
+                lines.append([("", (head if i == 0 else " " * columns(head)) + row)])
         audit = audit_note(self.session.audited)
         if audit is not None:
-            lines.append([("class:info", audit)])
-        lines.extend([("", row)] for row in score_lines(self.session.game, names))
+            lines += wrapped_line("class:info", audit, width)
+        lines.extend([("", row)] for row in score_lines(self.session.game, names, width))
         if isinstance(self.game_end, GameOver):
-            lines.append([("class:banner", self._winner_text(self.game_end))])
+            lines += wrapped_line("class:banner", self._winner_text(self.game_end), width)
             if self.saved_log is not None:
                 lines.append([("", "The game's log is saved in")])
-                path = str(self.saved_log)
-                lines.extend([("", "  " + row)] for row in textwrap.wrap(path, WIDTH - 2))
+                path = escaped(str(self.saved_log), SENTENCE_CHARS)
+                lines += wrapped_line("", f"  {path}", width, "  ")
             lines.append([("", "Press Enter to leave.")])
         elif end.round_number >= self.session.game.options.rounds:
             lines.append([("", "The last round: the table is checking the game…")])
@@ -244,10 +328,11 @@ class GamePanes:
             lines.append([("", "Press Enter to go on (Esc: the board).")])
         return lines
 
-    def _banner(self) -> Line:
+    def _banner(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
         if isinstance(self.game_end, GameAborted):
-            style, text = "class:error", f"Game aborted: {self.game_end.reason}"
+            reason = escaped(self.game_end.reason, SENTENCE_CHARS)
+            style, text = "class:error", f"Game aborted: {reason}"
         elif self.game_end is not None:
             style, text = (
                 "class:banner",
@@ -262,9 +347,9 @@ class GamePanes:
                 then = "That was the last round: the table is checking the game…"
             style, text = "class:banner", f"Round {number} is over. {then}"
         else:
-            style, text = "class:banner", instruction(view, self.session.names, self._ready())
+            style, text = "class:banner", instruction(view, self.names, self._ready())
             text += self._countdown()
-        return [(style, textwrap.fill(text, WIDTH))]
+        return wrapped_line(style, text, width)
 
     def _countdown(self) -> str:
         """How the wait for another seat stands, or the local seat's time to move once it is
@@ -273,19 +358,19 @@ class GamePanes:
         if wait is None:
             return ""
         if wait.seat != self.session.seat:
-            name = seat_name(self.session.names, wait.seat)
+            name = seat_name(self.names, wait.seat)
             text = waiting_text(name, wait.left, wait.link_down)
             return f" {text[0].upper()}{text[1:]}."
         if wait.left <= COUNTDOWN:
             return f" {clock(wait.left)} left to move."
         return ""
 
-    def _hand(self) -> Line:
+    def _hand(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
         if view is None or self.round_end is not None:
             return []
         if not view.hand and not view.public.moves:
-            return [("class:title", "Hand  "), ("", "(being dealt…)")]
+            return [[("class:title", "Hand  "), ("", "(being dealt…)")]]
         moves = view.legal_moves() if self._ready() else []
         playable = {m.tile for m in moves if isinstance(m, Play)}
         items: list[Line] = []
@@ -294,19 +379,19 @@ class GamePanes:
             items.append(
                 [(style or ("class:tile.playable" if tile in playable else ""), str(tile))]
             )
-        return join(wrap_items(items, [("class:title", "Hand  ")], 6, " "))
+        return wrap_items(items, [("class:title", "Hand  ")], width, " ")
 
-    def _moves(self) -> Line:
+    def _moves(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
         if view is None or self.round_end is not None:
             return []
         moves = numbered_moves(view) if self._ready() else []
         if not moves:
-            return [("class:title", "Moves "), ("", "wait for your turn")]
+            return [[("class:title", "Moves "), ("", "wait for your turn")]]
         items: list[Line] = [
             [("class:number", f"{n})"), ("", f" {m}")] for n, m in enumerate(moves, 1)
         ]
-        return join(wrap_items(items, [("class:title", "Moves ")], 6))
+        return wrap_items(items, [("class:title", "Moves ")], width)
 
     def _ready(self) -> bool:
         """The table waits for the local seat's move, and its tiles are open."""
@@ -320,32 +405,35 @@ class GamePanes:
             and not (view.public.drawn_pending and view.drawn is None)
         )
 
-    def _log_title(self) -> Line:
-        return [("class:rule", "── events " + "─" * (WIDTH - 11))]
+    def _recent(self, width: int = WIDTH, rows: int = LOG_ROWS) -> list[Line]:
+        """The newest `rows` rows of the event log, wrapped within `width` columns."""
+        lines: list[Line] = []
+        for style, text in self.log[-rows:]:
+            lines += wrapped_line(style, text, width, "    ")
+        return lines[-rows:]
 
-    def _recent(self) -> Line:
-        return join([[entry] for entry in self.log[-LOG_ROWS:]])
-
-    def _feedback(self) -> Line:
+    def _feedback(self, width: int = WIDTH) -> list[Line]:
         style, text = self.feedback
-        return [(style, textwrap.fill(text, WIDTH, subsequent_indent="  "))]
+        return wrapped_line(style, escaped(text, SENTENCE_CHARS), width, "  ") if text else []
 
-    def _toolbar(self) -> Line:
-        return [("class:toolbar", "Tab: complete · ↑↓: earlier · PgUp/PgDn · help · quit ")]
+    def toolbar(self, width: int) -> str:
+        """The key reminder beside the empty input line, shorter on a narrow terminal."""
+        if width < WIDTH:
+            return "Tab · ↑↓ · help · quit "
+        return "Tab: complete · ↑↓: earlier · PgUp/PgDn · help · quit "
 
     # -- for tests and the final printout
 
-    def text(self) -> str:
+    def text(self, width: int = WIDTH) -> str:
         """The screen's content as plain text (the main pane unscrolled), top to bottom."""
         parts = [
-            self._status_left(),
-            self._status_right(),
-            self._players(),
-            join(self._main_lines()),
-            self._banner(),
-            self._hand(),
-            self._moves(),
-            self._recent(),
-            self._feedback(),
+            [self._status(width)],
+            self._players(width),
+            self._main_lines(width),
+            self._banner(width),
+            self._hand(width),
+            self._moves(width),
+            self._recent(width),
+            self._feedback(width),
         ]
-        return "\n".join("".join(t[1] for t in part) for part in parts if part)
+        return "\n".join("".join(t[1] for t in row) for part in parts for row in part)

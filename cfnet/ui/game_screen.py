@@ -1,13 +1,12 @@
-"""The game screen: a full-screen prompt_toolkit application over a `GameSession` (80x24 up).
+"""The game screen: a full-screen prompt_toolkit application over a `GameSession` (60x20 up).
 
-`GamePanes` says what each pane shows; this adds the terminal: the layout, the keys, the input
-line (moves and commands typed while the session's events are shown as they come).
+`GamePanes` draws the panes for the terminal's size; this adds the terminal: the keys and the
+input line (moves and commands typed while the session's events are shown as they come).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -35,9 +34,9 @@ from prompt_toolkit.styles import DynamicStyle, Style
 from cfnet.game.expert_bot import HINT_THINK, ExpertBot
 from cfnet.game.moves import IllegalMoveError
 from cfnet.seat.session import GameSession
-from cfnet.ui.game_panes import LOG_ROWS, GamePanes
+from cfnet.ui.game_panes import PROMPT_ROWS, GamePanes
 from cfnet.ui.move_input import Command, InputCompleter, InputError, numbered_moves, parse_input
-from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane
+from cfnet.ui.styles import COLOUR, MONOCHROME, Frame
 
 
 class GameScreen(GamePanes):
@@ -227,41 +226,21 @@ class GameScreen(GamePanes):
         return MONOCHROME if self.app.color_depth is ColorDepth.DEPTH_1_BIT else COLOUR
 
     def _layout(self) -> FloatContainer:
-        def text(get: Callable[[], Line], align: WindowAlign = WindowAlign.LEFT) -> Window:
-            control = FormattedTextControl(get)
-            return Window(control, dont_extend_height=True, wrap_lines=True, align=align)
-
-        def when(condition: Callable[[], bool], *rows: Window) -> ConditionalContainer:
-            return ConditionalContainer(HSplit(list(rows)), Condition(condition))
-
-        right = Window(
-            FormattedTextControl(self._status_right),
-            width=lambda: Dimension.exact(sum(len(t[1]) for t in self._status_right())),
+        toolbar = Window(
+            FormattedTextControl(lambda: [("class:toolbar", self.toolbar(self._columns()))]),
             dont_extend_height=True,
+            align=WindowAlign.RIGHT,
         )
-        status = VSplit([text(self._status_left), right], style="class:status")
         prompt = VSplit(
             [
                 Window(BufferControl(self.input, input_processors=[BeforeInput("> ")]), height=1),
-                when(lambda: not self.input.text, text(self._toolbar, WindowAlign.RIGHT)),
-            ]
+                ConditionalContainer(toolbar, Condition(lambda: not self.input.text)),
+            ],
+            height=PROMPT_ROWS,
         )
-        body = HSplit(
-            [
-                status,
-                text(self._players),
-                Window(Pane(self._main_lines, self._clamp), height=Dimension(min=3, weight=1)),
-                text(self._banner),
-                when(lambda: bool(self._hand()), text(self._hand)),
-                when(lambda: bool(self._moves()), text(self._moves)),
-                when(
-                    lambda: self.panel is None,
-                    text(self._log_title),
-                    Window(FormattedTextControl(self._recent), height=LOG_ROWS),
-                ),
-                when(lambda: bool(self.feedback[1]), text(self._feedback)),
-                prompt,
-            ]
-        )
+        body = HSplit([Window(Frame(self.frame), height=Dimension(weight=1)), prompt])
         menu = Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))
         return FloatContainer(body, [menu])
+
+    def _columns(self) -> int:
+        return self.app.output.get_size().columns

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 
-from cfnet.game.text import round_start
+from cfnet.game.text import SENTENCE_CHARS, escaped, round_start, seat_name
 from cfnet.net.lobby import LobbyEvent, Seating
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver, RoundScored, RoundStarted
@@ -15,7 +15,8 @@ from cfnet.seat.session import GameAborted, Notice, SessionEvent
 
 
 def say(text: str) -> None:
-    print(text, flush=True)
+    """Print `text`, a sentence that may quote a peer (a name, an abort's detail): escaped."""
+    print(escaped(text, SENTENCE_CHARS), flush=True)
 
 
 class PlainLines:
@@ -52,7 +53,7 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
     whom it waits for, the end (with where the log is, and that it verified)."""
 
     def who(seat: int) -> str:
-        return f"seat {seat} ({game.names[seat]})"
+        return f"seat {seat} ({seat_name(game.names, seat)})"
 
     saved = f"log saved: {game.log_path} ({len(game.table.entries)} entries)"
     if isinstance(event, RoundStarted):

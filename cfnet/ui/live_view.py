@@ -15,9 +15,9 @@ from cfnet.game.rules import RuleOptions
 from cfnet.game.text import (
     ROUND_AUDIT,
     describe_end,
+    kept_text,
     move_text,
     render_board,
-    render_hand,
     round_start,
 )
 from cfnet.protocol.events import MoveMade, RoundScored, RoundStarted
@@ -150,7 +150,7 @@ class LiveView:
         )
         width = max(len(n) for n in self.names)
         for seat, hand in enumerate(event.left):
-            shown = render_hand(hand).replace("\n", " ") if hand else "went out"
+            shown = kept_text(hand, seat in event.seated, 1 << 16)
             self.say(
                 f"  {self.names[seat]:<{width}}  {_points(event.scores[seat])} "
                 f"(total {event.totals[seat]:>3})  {shown}"

@@ -4,9 +4,21 @@ and `cfnet join` show a person, the lobby then the game screen."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Sequence
 
-from cfnet.game.text import count, score_lines
+from cfnet.game.text import (
+    SENTENCE_CHARS,
+    WIDTH,
+    clock,
+    columns,
+    count,
+    escaped,
+    fit,
+    pad,
+    score_lines,
+    seat_name,
+)
 from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver
@@ -16,7 +28,14 @@ from cfnet.seat.seating import AddBot
 from cfnet.seat.session import GameAborted, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.page import LeftTable, Page, Terminal
-from cfnet.ui.styles import Line
+from cfnet.ui.styles import Line, wrapped_line
+
+HOST_HELP = (
+    "bot seats a computer player in a free seat; start seats computer players in every free"
+    " seat, and the game starts; leave, or Ctrl-C in one key, gives up the table; help shows"
+    " this."
+)
+GUEST_HELP = "leave, or Ctrl-C in one key, gives up your seat; help shows this."
 
 
 class LobbyScreen(Page):
@@ -24,7 +43,7 @@ class LobbyScreen(Page):
 
     def __init__(self, terminal: Terminal, table: str = "", timeout: int | None = None) -> None:
         """`timeout`: the table's, if known."""
-        super().__init__(terminal)
+        super().__init__(terminal, refresh=1.0)  # how long the free seats have waited ticks
         self.table = table
         self.timeout = timeout
         self.names: list[tuple[str, bytes]] = []
@@ -33,6 +52,7 @@ class LobbyScreen(Page):
         self.left = False
         self._add_bot: AddBot | None = None
         self._bots: list[bytes] = []  # the keys of the computer players started here
+        self._free_since: dict[int, float] = {}  # each free seat: when it was last seen taken
 
     async def seat(
         self,
@@ -57,11 +77,18 @@ class LobbyScreen(Page):
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         if task.cancelled() or (self.left and task.exception() is not None):
-            raise LeftTable("you left the table before it started")
+            raise LeftTable(
+                "you gave up the table before it started"
+                if self._hosting()
+                else "you left the table before it started"
+            )
         return task.result()
 
     def roster(self, names: list[tuple[str, bytes]], seats: int) -> None:
         self.names, self.seats = list(names), seats
+        now = time.monotonic()
+        free = range(len(self.names), seats)
+        self._free_since = {seat: self._free_since.get(seat, now) for seat in free}
         self.app.invalidate()
 
     @property
@@ -75,21 +102,29 @@ class LobbyScreen(Page):
         name = f" · {self.table}" if self.table else ""
         return f"cfnet · lobby{name}"
 
-    def body(self) -> tuple[list[Line], int]:
+    def body(self, width: int = WIDTH) -> tuple[list[Line], int]:
         if not self.seats:
             return [[("", "Taking a seat…")]], 0
         rows: list[Line] = [[("class:title", f"Seats: {len(self.names)} of {self.seats} taken")]]
         coming = self._pending_bots()
+        names = [escaped(name) for name, _ in self.names]
+        room = width - len("  0  ") - len(" xxxx-xxxx-xxxx-xxxx") - len("  (host, you)")
+        name_width = min(max(24, *(columns(name) for name in names)), max(8, room))
+        now = time.monotonic()
         for seat in range(self.seats):
             if seat < len(self.names):
-                name, key = self.names[seat]
+                key = self.names[seat][1]
                 marks = ["host"] if seat == 0 else []
                 marks += ["you"] if key == self.me else []
                 mark = f"  ({', '.join(marks)})" if marks else ""
                 style = "class:title" if key == self.me else ""
-                rows.append([(style, f"  {seat}  {name[:24]:<24} {fingerprint(key)}{mark}")])
+                name = pad(fit(names[seat], name_width), name_width)
+                rows.append([(style, f"  {seat}  {name} {fingerprint(key)}{mark}")])
             elif seat < len(self.names) + coming:
                 rows.append([("class:more", f"  {seat}  (free: a computer player is coming)")])
+            elif self._hosting():
+                waited = clock(now - self._free_since.get(seat, now))
+                rows.append([("class:more", f"  {seat}  (free for {waited})")])
             else:
                 rows.append([("class:more", f"  {seat}  (free)")])
         rows.append([("", "")])
@@ -98,15 +133,16 @@ class LobbyScreen(Page):
         else:
             free = self.seats - len(self.names)
             rows.append([("", f"Waiting for {count(free, 'more player')}.")])
-            rows.append([("", "The game starts as soon as every seat is taken.")])
+            rows += wrapped_line("", "The game starts as soon as every seat is taken.", width)
         if self.timeout is not None:
-            rows.append([("", f"Each seat has {self.timeout} s to answer (the table's timeout).")])
+            answer = f"Each seat has {self.timeout} s to answer (the table's timeout)."
+            rows += wrapped_line("", answer, width)
         return rows, 0
 
-    def toolbar(self) -> str:
+    def toolbar(self, width: int = WIDTH) -> str:
         if self._hosting():
-            return "bot: seat a computer player · start: fill the seats and start · leave"
-        return "leave: give up your seat"
+            return "bot · start · help · leave or Ctrl-C: give up the table"
+        return "help · leave or Ctrl-C: give up your seat"
 
     def cancel(self) -> None:
         self.command("leave")
@@ -115,7 +151,9 @@ class LobbyScreen(Page):
         word = text.lower()
         if not word:  # an empty Enter: nothing to do
             return
-        if word in ("l", "leave", "q", "quit", "exit"):
+        if word in ("?", "help"):
+            self.info(HOST_HELP if self._hosting() else GUEST_HELP)
+        elif word in ("l", "leave", "q", "quit", "exit"):
             if self.full:
                 self.error("the table is starting: quit from the game screen instead")
                 return
@@ -130,8 +168,12 @@ class LobbyScreen(Page):
                 self._bots.append(self._add_bot())
             self.info("Computer players are on their way to their seats.")
         else:
-            allowed = "bot, start or leave" if self._hosting() else "leave"
-            self.error(f"{text!r} is not a lobby command: type {allowed}")
+            self.error(
+                f"{text!r} is not a lobby command: type bot, start or leave (help says what each"
+                " does)"
+                if self._hosting()
+                else f"{text!r} is not a lobby command: type leave (help says what it does)"
+            )
 
     def _pending_bots(self) -> int:
         seated = {key for _, key in self.names}
@@ -182,13 +224,14 @@ class SeatScreens:
         code = await self.game.run()
         result = game.result
         if isinstance(result, GameOver):
-            winners = " and ".join(game.names[s] for s in result.winners)
+            winners = " and ".join(seat_name(game.names, s) for s in result.winners)
             print(f"cfnet: table {game.table.name!r} is over; the winner: {winners}")
             print("\n".join(score_lines(game.game, game.names)))
         elif isinstance(result, GameAborted) and game.resigned:
             print(f"cfnet: you resigned from table {game.table.name!r}; the others were told")
         elif isinstance(result, GameAborted):
-            print(f"cfnet: table {game.table.name!r} was aborted: {result.reason}")
+            reason = escaped(result.reason, SENTENCE_CHARS)
+            print(f"cfnet: table {game.table.name!r} was aborted: {reason}")
             code = code or NO_RESULT_EXIT
         else:
             print(f"cfnet: you left table {game.table.name!r} unfinished (cfnet resume goes on)")

@@ -1,9 +1,9 @@
 """A full-screen prompt_toolkit page (title, a body that scrolls to its focus row, recent
-messages, feedback, an input line that may ask a question, a key reminder) and where it draws."""
+messages, feedback, an input line that may ask a question, a key reminder) and where it draws,
+laid out for the terminal's size (from 60x16)."""
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -12,18 +12,32 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window, WindowAlign
-from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, PasswordProcessor
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.errors import LocalProtocolError
-from cfnet.game.text import WIDTH
-from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane, scroll_to
+from cfnet.game.text import SENTENCE_CHARS, WIDTH, escaped, fit, pad
+from cfnet.ui.styles import (
+    COLOUR,
+    MIN_COLUMNS,
+    MONOCHROME,
+    Frame,
+    Line,
+    rule,
+    scroll_to,
+    scrolled,
+    too_small,
+    wrapped_line,
+)
 
 LOG_ROWS = 4
+BODY_ROWS = 3  # the body's least height
+MIN_ROWS = 16  # a page's least height, input line and key reminder included
+BELOW = 2  # the input line and the key reminder, under what `Page.frame` draws
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +80,12 @@ class Page:
     def title(self) -> str:
         raise NotImplementedError
 
-    def body(self) -> tuple[list[Line], int]:
-        """The body's rows and the row to keep in view."""
+    def body(self, width: int = WIDTH) -> tuple[list[Line], int]:
+        """The body's rows within `width` columns and the row to keep in view."""
         raise NotImplementedError
 
-    def toolbar(self) -> str:
+    def toolbar(self, width: int = WIDTH) -> str:
+        """The key reminder, within `width` columns."""
         raise NotImplementedError
 
     def command(self, text: str) -> None:
@@ -84,9 +99,8 @@ class Page:
     # -- shared behaviour
 
     def say(self, text: str) -> None:
-        """Add a message (wrapped) to the page's log."""
-        for row in textwrap.wrap(text, WIDTH, subsequent_indent="    "):
-            self.log.append(("", row))
+        """Add a message to the page's log (it may quote a peer: escaped)."""
+        self.log.append(("", escaped(text, SENTENCE_CHARS)))
         self.app.invalidate()
 
     def error(self, text: str) -> None:
@@ -156,9 +170,6 @@ class Page:
         return "> " if self.question is None else f"{self.question.label}: "
 
     def _layout(self) -> HSplit:
-        def text(get: Callable[[], Line], align: WindowAlign = WindowAlign.LEFT) -> Window:
-            return Window(FormattedTextControl(get), dont_extend_height=True, align=align)
-
         secret = Condition(lambda: self.question is not None and self.question.secret)
         field = BufferControl(
             self.input,
@@ -169,41 +180,50 @@ class Page:
         )
         return HSplit(
             [
-                VSplit([text(lambda: [("", f" {self.title()}")])], style="class:status"),
-                Window(Pane(self._body_lines, self._follow), height=Dimension(min=3, weight=1)),
-                text(lambda: [("class:rule", "── messages " + "─" * (WIDTH - 12))]),
-                Window(FormattedTextControl(self._recent), height=LOG_ROWS),
-                ConditionalContainer(
-                    text(self._feedback), Condition(lambda: bool(self.feedback[1]))
-                ),
+                Window(Frame(self.frame), height=Dimension(weight=1)),
                 Window(field, height=1),
-                text(lambda: [("class:toolbar", self.toolbar())]),
+                Window(Frame(self._toolbar_line), height=1),
             ]
         )
 
-    def _body_lines(self) -> list[Line]:
-        return self.body()[0]
+    def frame(self, width: int, height: int) -> list[Line]:
+        """The title, body, messages and feedback within `width` columns and `height` rows
+        (the input line and the key reminder come under them): the body gets what the rest
+        leaves, the messages give way first; a terminal too small is told what it needs."""
+        if width < MIN_COLUMNS or height + BELOW < MIN_ROWS:
+            return too_small(width, height + BELOW, MIN_COLUMNS, MIN_ROWS)
+        title = escaped(f" {self.title()}", SENTENCE_CHARS)  # it may name a peer's table
+        top: Line = [("class:status", pad(fit(title, width), width))]
+        feedback = self._feedback(width)
+        spare = height - 1 - len(feedback) - BODY_ROWS
+        log: list[Line] = []
+        if spare >= 2:  # a rule and at least one message
+            log = [rule("messages", width), *self._recent(width, min(LOG_ROWS, spare - 1))]
+        rows = max(1, height - 1 - len(feedback) - len(log))
+        lines, focus = self.body(width)
+        if len(lines) > rows:
+            self._top = scroll_to(self._top, focus, len(lines), rows - 1)
+        body, self._top = scrolled(lines, rows, self._top, "↑↓")
+        body += [[] for _ in range(rows - len(body))]
+        return [top, *body, *log, *feedback]
 
-    def _follow(self, total: int, rows: int) -> int:
-        """Scroll just enough to keep the focus row in view."""
-        self._top = scroll_to(self._top, self.body()[1], total, rows)
-        return self._top
+    def _toolbar_line(self, width: int, height: int) -> list[Line]:
+        return [[("class:toolbar", fit(self.toolbar(width), width))]]
 
-    def _recent(self) -> Line:
-        rows: Line = []
-        for i, entry in enumerate(self.log[-LOG_ROWS:]):
-            if i:
-                rows.append(("", "\n"))
-            rows.append(entry)
-        return rows
+    def _recent(self, width: int, rows: int = LOG_ROWS) -> list[Line]:
+        """The newest `rows` rows of the messages, wrapped within `width` columns."""
+        lines: list[Line] = []
+        for style, text in self.log[-rows:]:
+            lines += wrapped_line(style, text, width, "    ")
+        return lines[-rows:]
 
-    def _feedback(self) -> Line:
+    def _feedback(self, width: int) -> list[Line]:
         style, text = self.feedback
-        return [(style, textwrap.fill(text, WIDTH, subsequent_indent="  "))]
+        return wrapped_line(style, escaped(text, SENTENCE_CHARS), width, "  ") if text else []
 
-    def text(self) -> str:
+    def text(self, width: int = WIDTH) -> str:
         """The page as plain text (tests): title, body, messages, feedback, prompt."""
-        parts = [self.title(), *("".join(t[1] for t in row) for row in self.body()[0])]
+        parts = [self.title(), *("".join(t[1] for t in row) for row in self.body(width)[0])]
         parts += [text for _, text in self.log[-LOG_ROWS:]]
         parts += [self.feedback[1], self._label() + self.input.text]
         return "\n".join(parts)

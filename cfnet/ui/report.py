@@ -1,16 +1,24 @@
 """A game's record told as plain lines: each round's end with the hands revealed, and what
-`cfnet verify` proves (what `cfnet replay`, `cfnet verify` and `cfnet watch` print)."""
+`cfnet verify` proves (what `cfnet replay`, `cfnet verify` and `cfnet watch` print).
+
+The verdict's sentences are made by the observer table and quote what the log holds (names,
+an abort's detail, the fields of a refused body): each line is `escaped` here, where it is
+printed, so that nothing in a log can move the cursor, hide a line or fake the verdict."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
 from cfnet.game.text import (
+    SENTENCE_CHARS,
     count,
     describe_end,
+    escaped,
+    kept_text,
     render_hand,
     score_lines,
     score_table,
+    shown_names,
     winner_text,
 )
 from cfnet.protocol.events import RoundScored
@@ -19,7 +27,8 @@ from cfnet.protocol.verify import Verdict
 
 
 def scored_lines(scored: RoundScored, names: Sequence[str], table: Table) -> list[str]:
-    """A round's end: how it ended, the hands as revealed, and the scores so far."""
+    """A round's end: how it ended, the hands as revealed, and the scores so far (`names`: as
+    shown, escaped)."""
     end = describe_end(scored.end_reason, scored.went_out, names)
     lines = [f"-- round {scored.round_number} over: {end}; hands as revealed:"]
     for seat, (dealt, left) in enumerate(zip(scored.dealt, scored.left, strict=True)):
@@ -28,26 +37,29 @@ def scored_lines(scored: RoundScored, names: Sequence[str], table: Table) -> lis
             lines.append(f"{names[seat]} sat this round out: {points}, the highest score")
             continue
         lines.append(f"{names[seat]} was dealt {render_hand(dealt)}")
-        lines.append(f"   and kept {render_hand(left)}: {count(scored.scores[seat], 'point')}")
+        kept = kept_text(left, True)
+        lines.append(f"   and kept {kept}: {count(scored.scores[seat], 'point')}")
     return lines + score_lines(table.game, [seat.name for seat in table.seats])
 
 
 def verdict_line(verdict: Verdict) -> str:
-    """`cfnet verify`'s verdict in one line."""
+    """`cfnet verify`'s verdict in one line, escaped."""
     if verdict.ok:
         assert verdict.table is not None
         game = "a complete game" if verdict.table.game.is_over else "a game ended early (note)"
         return f"valid: {game}; every signature, shuffle, key and move checked"
+    problem = escaped(verdict.problem, SENTENCE_CHARS)
     if verdict.blamed is not None:
-        return f"INVALID: {verdict.problem}"
-    return ("unfinished: " if not verdict.finished else "") + verdict.problem
+        return f"INVALID: {problem}"
+    return ("unfinished: " if not verdict.finished else "") + problem
 
 
 def verify_report(verdict: Verdict) -> list[str]:
-    """The verdict for a person: the table, a score table with names, the winner, the verdict."""
+    """The verdict for a person: the table, a score table with names, the winner, the verdict;
+    every line escaped."""
     table = verdict.table
     assert table is not None
-    names = [seat.name for seat in table.seats]
+    names = shown_names([seat.name for seat in table.seats])
 
     def named(seat: int) -> str:
         return f"seat {seat} ({names[seat]})"
@@ -79,7 +91,7 @@ def verify_report(verdict: Verdict) -> list[str]:
         lines += _fault_lines(verdict, named)
     if verdict.after:
         lines.append(f"after that: {verdict.after}")
-    return lines
+    return [escaped(line, SENTENCE_CHARS) for line in lines]
 
 
 def _fault_lines(verdict: Verdict, named: Callable[[int], str]) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.game.text import render_board
+from cfnet.game.text import escaped, render_board
 from cfnet.protocol.table import MAX_ABORT_ENTRY
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.logfile import (
@@ -55,7 +55,7 @@ class Spectator:
         try:
             entry = decode_entry(wire)
         except MalformedEntry as error:
-            raise WatchError(f"a malformed entry: {error.reason}") from None
+            raise WatchError(f"a malformed entry: {escaped(error.reason)}") from None
         self.take_entry(entry)
 
     def take_entry(self, entry: Entry) -> None:
@@ -67,7 +67,8 @@ class Spectator:
             try:
                 self.timeline = Timeline(entry.wire)
             except PeerProtocolError as error:
-                raise WatchError(f"entry 0 is not a valid table: {error.reason}") from None
+                reason = escaped(error.reason)  # it may quote the entry
+                raise WatchError(f"entry 0 is not a valid table: {reason}") from None
             self._line(self._header())
             return
         timeline.take(entry)
@@ -76,7 +77,7 @@ class Spectator:
     def _header(self) -> str:
         assert self.timeline is not None
         table = self.timeline.table
-        names = ", ".join(f"seat {s} ({info.name})" for s, info in enumerate(table.seats))
+        names = ", ".join(f"seat {s} ({name})" for s, name in enumerate(self.timeline.names))
         return f"table {table.name!r}: {names}; {table.options.describe()}"
 
     def _line(self, text: str) -> None:

@@ -1,5 +1,6 @@
 """What every full-screen view shares: the colour and monochrome styles, styled lines, the
-scrolling pane, and the board with its labels and open ends styled (from `cfnet.game.text`)."""
+frame a screen draws for its terminal's size (with a scrolling part), and the board with its
+labels and open ends styled (from `cfnet.game.text`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,23 @@ from prompt_toolkit.layout.controls import UIContent, UIControl
 from prompt_toolkit.styles import Style
 
 from cfnet.game.board import PublicRound
-from cfnet.game.text import LABEL, OPEN, WIDTH, board_rows
+from cfnet.game.text import (
+    LABEL,
+    OPEN,
+    Row,
+    board_rows,
+    columns,
+    escaped,
+    plain,
+    wrap_words,
+    wrapped,
+)
 
 Line = StyleAndTextTuples
+Draw = Callable[[int, int], list[Line]]
+"""What a screen shows for a terminal area of (columns, rows): at most that many lines."""
+MIN_COLUMNS = 60
+"""The narrowest terminal the screens lay out for; below it they say what they need."""
 
 COLOUR = Style.from_dict(
     {
@@ -53,34 +68,43 @@ MONOCHROME = Style.from_dict(
 _BOARD_STYLES = {"": "", LABEL: "class:label", OPEN: "class:open"}
 
 
-class Pane(UIControl):
-    """Lines that fit the window, from a scroll offset, with a 'more' marker when cut."""
+class Frame(UIControl):
+    """A window's lines, drawn for its size by `draw` (columns, rows). Every fragment is
+    `escaped` on its way to the terminal: whatever text reaches a screen, no character in it
+    moves the cursor, changes colours or reorders what follows."""
 
-    def __init__(
-        self,
-        get_lines: Callable[[], list[Line]],
-        scroll: Callable[[int, int], int],
-        keys: str = "PgUp/PgDn",
-    ):
-        self._get_lines = get_lines
-        self._scroll = scroll
-        self._keys = keys
+    def __init__(self, draw: Draw) -> None:
+        self._draw = draw
 
     def create_content(self, width: int, height: int | None) -> UIContent:
-        lines = self._get_lines()
-        rows = max(1, height or len(lines))
-        if len(lines) > rows:
-            rows = max(1, rows - 1)
-            top = self._scroll(len(lines), rows)
-            below = len(lines) - top - rows
-            shown = lines[top : top + rows]
-            note = f"  ({top} rows above, {below} below: {self._keys} scroll)"
-            shown.append([("class:more", note)])
-            lines = shown
+        drawn = self._draw(width, height or 1)
+        lines: list[Line] = [[(t[0], escaped(t[1], len(t[1]))) for t in row] for row in drawn]
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines))
 
     def is_focusable(self) -> bool:
         return False
+
+
+def too_small(width: int, height: int, need_width: int, need_height: int) -> list[Line]:
+    """What a screen shows in a terminal smaller than it needs (its size: width x height)."""
+    text = (
+        f"This screen needs a terminal of at least {need_width} columns and {need_height} rows;"
+        f" this one has {width} columns and {height} rows. Make the window larger, or the font"
+        " smaller."
+    )
+    return [[("class:error", row)] for row in wrapped(text, width)]
+
+
+def scrolled(lines: list[Line], rows: int, top: int, keys: str) -> tuple[list[Line], int]:
+    """`lines` within `rows` rows from line `top` (kept in range), with a last row saying what
+    is above and below when they do not all fit; and the top used."""
+    if len(lines) <= rows:
+        return lines, 0
+    rows = max(1, rows - 1)
+    top = max(0, min(top, len(lines) - rows))
+    below = len(lines) - top - rows
+    note = f"  ({top} rows above, {below} below: {keys} scroll)"
+    return [*lines[top : top + rows], [("class:more", note)]], top
 
 
 def scroll_to(top: int, focus: int, total: int, rows: int) -> int:
@@ -93,40 +117,27 @@ def scroll_to(top: int, focus: int, total: int, rows: int) -> int:
     return max(0, min(top, total - rows))
 
 
-def board_lines(public: PublicRound) -> list[Line]:
-    """The board tree with its line labels and open ends styled."""
-    return [[(_BOARD_STYLES[style], text) for style, text in row] for row in board_rows(public)]
+def board_lines(public: PublicRound, width: int) -> list[Line]:
+    """The board tree within `width` columns, its line labels and open ends styled."""
+    rows = board_rows(public, width)
+    return [[(_BOARD_STYLES[style], text) for style, text in row] for row in rows]
 
 
-def wrap_items(items: Sequence[Line], lead: Line, indent: int, sep: str = "  ") -> list[Line]:
-    """`items` after `lead`, separated by `sep`, wrapped into rows of WIDTH columns."""
-    rows: list[Line] = [list(lead)]
-    used = sum(len(t[1]) for t in lead)
-    for item in items:
-        size = sum(len(t[1]) for t in item)
-        if used + len(sep) + size > WIDTH and used > indent:
-            rows.append([("", " " * indent)])
-            used = indent
-        elif used > indent or rows[-1] is not rows[0]:
-            rows[-1].append(("", sep))
-            used += len(sep)
-        rows[-1].extend(item)
-        used += size
-    return rows
+def wrap_items(items: Sequence[Line], lead: Line, width: int, sep: str = "  ") -> list[Line]:
+    """`items` after `lead`, separated by `sep`, in rows of `width` columns, an item never split;
+    the rows after the first indented as far as `lead` reaches."""
+    first: Row = [(t[0], t[1]) for t in lead]
+    more: Row = [("", " " * columns(plain(first)))]
+    words: list[Row] = [[(t[0], t[1]) for t in item] for item in items]
+    return [[*row] for row in wrap_words(first, more, words, sep, width)]
 
 
-def titled(title: str, rows: Sequence[tuple[str, str]]) -> list[Line]:
-    """A title line, then one line per (style, text)."""
-    lines: list[Line] = [[("class:title", title)]]
-    lines.extend([row] for row in rows)
-    return lines
+def wrapped_line(style: str, text: str, width: int, indent: str = "") -> list[Line]:
+    """`text` in `style`, wrapped into rows of `width` columns at spaces."""
+    return [[(style, row)] for row in wrapped(text, width, indent)]
 
 
-def join(rows: Sequence[Line]) -> Line:
-    """Lines as one formatted text, separated by newlines."""
-    out: Line = []
-    for i, row in enumerate(rows):
-        if i:
-            out.append(("", "\n"))
-        out.extend(row)
-    return out
+def rule(title: str, width: int) -> Line:
+    """A horizontal rule across `width` columns with `title` near its start."""
+    lead = f"── {title} "
+    return [("class:rule", lead + "─" * max(0, width - columns(lead)))]

@@ -1,39 +1,63 @@
 """The full-screen replay viewer (`cfnet replay` on a terminal) and spectator (`cfnet watch`).
 
-It shows one position of a `Timeline` at a time, in the game screen's style: the status bar,
-the players with their hand counts and totals, the board, every hand of a revealed round (H
-toggles), the move list with the current move highlighted. Left/Right step one move,
-PageUp/PageDown jump by round, Home/End to the start and the end, q leaves. Live (`follow`), it
-stays on the newest position as the timeline grows, until the viewer steps back; End follows
-again.
+It shows one position of a `Timeline` at a time, in the game screen's style and laid out for
+the terminal's size (from 60x20): the status bar, the players with their hand counts and
+totals, the board, every hand of a revealed round (H toggles), the move list with the current
+move highlighted (a departure, a return or the game's abort is a step of its own). Left/Right
+step one move, PageUp/PageDown jump by deal, Home/End to the start and the end, q leaves.
+Opened following (`follow`: a game still being played), it stays on the newest position as the
+timeline grows, until the viewer steps back; End follows again.
 """
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.layout import HSplit, Layout, VSplit, Window, WindowAlign
-from prompt_toolkit.layout.controls import FormattedTextControl
-from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout import Layout, Window
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
-from cfnet.game.text import WIDTH, describe_end, render_hand, score_table, who_plays
+from cfnet.game.text import (
+    SENTENCE_CHARS,
+    WIDTH,
+    columns,
+    describe_end,
+    escaped,
+    fit,
+    kept_text,
+    pad,
+    score_table,
+    who_plays,
+)
 from cfnet.review.timeline import Position, Timeline
-from cfnet.ui.styles import COLOUR, MONOCHROME, Line, Pane, board_lines
+from cfnet.ui.move_input import sorted_hand
+from cfnet.ui.styles import (
+    COLOUR,
+    MIN_COLUMNS,
+    MONOCHROME,
+    Frame,
+    Line,
+    board_lines,
+    rule,
+    scrolled,
+    too_small,
+    wrap_items,
+    wrapped_line,
+)
 
 MOVE_ROWS = 5
-KEYS = "←→ move · PgUp/PgDn round · Home/End · h hands · q quit "
+MIN_ROWS = 20
+KEYS = "←→ move · PgUp/PgDn deal · Home/End · h hands · q quit "
+SHORT_KEYS = "←→ · PgUp/PgDn · Home/End · h · q "
 
 
 class Viewer:
     """The viewer over `timeline`; `await run()` until the user leaves (exit code 0).
 
-    `status` is a line shown under the board (e.g. the watcher's link, or the verdict)."""
+    `status` is a line shown under the moves (e.g. the watcher's link, or the verdict)."""
 
     def __init__(
         self,
@@ -49,12 +73,13 @@ class Viewer:
         self.timeline = timeline
         self.title = title
         self.follow = follow
+        self.live = follow  # the game is being played as it is shown (a watcher)
         self.cursor = at
         self.show_hands = False
         self.status = ""
         self._scroll = 0
         self.app: Application[int] = Application(
-            layout=Layout(self._layout()),
+            layout=Layout(Window(Frame(self.frame))),
             key_bindings=self._keys(),
             style=DynamicStyle(self._style),
             full_screen=True,
@@ -143,62 +168,56 @@ class Viewer:
     def _style(self) -> Style:
         return MONOCHROME if self.app.color_depth is ColorDepth.DEPTH_1_BIT else COLOUR
 
-    def _layout(self) -> HSplit:
-        def text(get: Callable[[], Line], align: WindowAlign = WindowAlign.LEFT) -> Window:
-            control = FormattedTextControl(get)
-            return Window(control, dont_extend_height=True, wrap_lines=True, align=align)
+    def frame(self, width: int, height: int) -> list[Line]:
+        """The whole viewer within `width` columns and `height` rows: the board and hands get
+        what the rest leaves; a terminal too small for that is told what it needs."""
+        if width < MIN_COLUMNS or height < MIN_ROWS:
+            return too_small(width, height, MIN_COLUMNS, MIN_ROWS)
+        top = [self._status_bar(width), *self._players(width)]
+        bottom = [*self._banner(width), rule("moves", width)]
+        end = [*self._footer(width), self._keys_line(width)]
+        moves = self._moves(width, max(1, min(MOVE_ROWS, height - len(top) - len(bottom) - 6)))
+        rows = height - len(top) - len(bottom) - len(moves) - len(end)
+        if rows < 3:
+            return too_small(width, height, width, height + 3 - rows)
+        main, self._scroll = scrolled(self._main_lines(width), rows, self._scroll, "↑↓")
+        main += [[] for _ in range(rows - len(main))]
+        return [*top, *main, *bottom, *moves, *end]
 
-        status = VSplit([text(self._status_bar)], style="class:status")
-        return HSplit(
-            [
-                status,
-                text(self._players),
-                Window(
-                    Pane(self._main_lines, self._clamp, "↑↓"), height=Dimension(min=3, weight=1)
-                ),
-                text(self._banner),
-                text(self._rule),
-                Window(FormattedTextControl(self._moves), height=MOVE_ROWS),
-                text(self._footer),
-                text(lambda: [("class:toolbar", KEYS)], WindowAlign.RIGHT),
-            ]
-        )
-
-    def _clamp(self, total: int, rows: int) -> int:
-        self._scroll = max(0, min(self._scroll, total - rows))
-        return self._scroll
-
-    def _status_bar(self) -> Line:
+    def _status_bar(self, width: int) -> Line:
         position = self.position
         rounds = self.timeline.table.options.rounds
         if position is None:
-            return [("", f" {self.title} · waiting for the first deal")]
-        public = position.public
-        live = " · live" if self.follow else ""
-        return [
-            (
-                "",
-                f" {self.title} · round {position.round_number}/{rounds}"
-                f" · move {position.index} · yard {public.yard_count}"
-                f" ({public.drawable} drawable){live}",
+            text = f" {self.title} · waiting for the first deal"
+        else:
+            public = position.public
+            live = (
+                " · live" if self.live and self.follow and not self.timeline.table.finished else ""
             )
-        ]
+            where = (
+                f" {self.title} · round {position.round_number}/{rounds} · move {position.index}"
+            )
+            text = f"{where} · yard {public.yard_count} ({public.drawable} drawable){live}"
+            if columns(text) > width:  # the yard in short
+                text = f"{where} · yard {public.yard_count}{live}"
+        return [("class:status", pad(fit(escaped(text, SENTENCE_CHARS), width), width))]
 
-    def _players(self) -> Line:
+    def _players(self, width: int) -> list[Line]:
+        """Each seat's name, tiles in hand and total, as many to a row as fit."""
         position = self.position
-        names = self.timeline.names
         totals = self._totals(position)
-        heads: Line = []
-        for seat, name in enumerate(names):
+        heads: list[Line] = []
+        for seat, name in enumerate(self.timeline.names):
             count = "" if position is None else f" {position.public.hand_counts[seat]}t"
             if position is not None and seat not in position.public.seated:
                 count = " left"
-            turn = position is not None and not position.public.is_over
+            turn = position is not None and not position.public.is_over and not position.note
             mine = turn and position is not None and position.public.turn == seat
             style = "class:status.turn" if mine else ""
-            heads.append((style, f"{'▶' if mine else ' '}{name}{count} ({totals[seat]})"))
-            heads.append(("", "  "))
-        return heads[:-1]
+            tail = f"{count} ({totals[seat]})"
+            shown = fit(name, width - 1 - columns(tail))
+            heads.append([(style, f"{'▶' if mine else ' '}{shown}{tail}")])
+        return wrap_items(heads, [], width)
 
     def _totals(self, position: Position | None) -> tuple[int, ...]:
         """The game totals before the round of `position` is scored (after it, at its end)."""
@@ -208,32 +227,41 @@ class Viewer:
             done = [r for r in rounds if r.round_number <= position.round_number]
         return done[-1].totals if done else (0,) * len(self.timeline.names)
 
-    def _main_lines(self) -> list[Line]:
+    def _main_lines(self, width: int = WIDTH) -> list[Line]:
         position = self.position
         if position is None:
             return [[("", "No round has been dealt yet.")]]
-        lines = [*self._hand_lines(position), []] if self.show_hands else []
-        lines += board_lines(position.public)
+        lines = [*self._hand_lines(position, width), []] if self.show_hands else []
+        lines += board_lines(position.public, width)
         scored = self.timeline.scored(position)
         if position.public.is_over and scored is not None:
+            names = self.timeline.names
             games = [r for r in self.timeline.rounds if r.round_number <= position.round_number]
             rows = [(r.round_number, r.scores, r.seated) for r in games]
             lines.append([])
-            lines += [[("", row)] for row in score_table(self.timeline.names, rows, scored.totals)]
+            lines += [[("", row)] for row in score_table(names, rows, scored.totals, width)]
             lines.append([("class:title", "Hands as revealed (kept at the end):")])
-            names = self.timeline.names
-            for name, left, points in zip(names, scored.left, scored.scores, strict=True):
-                kept = render_hand(left).replace("\n", " ")
-                lines.append([("", f"  {name[:12]:<12} {points:>3} pts  {kept}")])
+            head = min(max(columns(name) for name in names), width // 3)
+            for seat, (name, left, points) in enumerate(
+                zip(names, scored.left, scored.scores, strict=True)
+            ):
+                lead = f"  {pad(fit(name, head), head)} {points:>3} pts  "
+                room = width - columns(lead)
+                kept = kept_text(sorted_hand(left), seat in scored.seated, room).splitlines()
+                lines.append([("", lead + kept[0])])
+                lines += [[("", " " * columns(lead) + row)] for row in kept[1:]]
         return lines
 
-    def _banner(self) -> Line:
-        """How the round ended, or who is to play and what the board needs."""
+    def _banner(self, width: int) -> list[Line]:
+        """What happened instead of a move, how the round ended, or who is to play and what
+        the board needs."""
         position = self.position
         if position is None:
             return []
         public = position.public
         names = self.timeline.names
+        if position.note:
+            return wrapped_line("class:error", position.note, width, "  ")
         if public.end_reason is not None:
             end = describe_end(public.end_reason, public.went_out, names)
             hidden = self.timeline.scored(position) is None
@@ -241,51 +269,57 @@ class Viewer:
             text = f"Round {position.round_number} over: {end}.{more}"
         else:
             text = who_plays(public, names)
-        return [("class:banner", textwrap.fill(text, WIDTH))]
+        return wrapped_line("class:banner", text, width)
 
-    def _hand_lines(self, position: Position) -> list[Line]:
+    def _hand_lines(self, position: Position, width: int) -> list[Line]:
         hands = self.timeline.hands(position)
         if hands is None:
             return [[("class:more", "Hands: hidden (this round is not revealed)")]]
         lines: list[Line] = [[("class:title", "Hands at this move:")]]
-        for name, hand in zip(self.timeline.names, hands, strict=True):
-            text = textwrap.indent(render_hand(hand), "  ").splitlines()
-            lines.append([("", f"{name[:12]:<12}{text[0]}")])
-            lines += [[("", " " * 12 + row)] for row in text[1:]]
+        names = self.timeline.names
+        head = min(max(columns(name) for name in names), width // 3)
+        for seat, (name, hand) in enumerate(zip(names, hands, strict=True)):
+            lead = f"  {pad(fit(name, head), head)}  "
+            kept = kept_text(sorted_hand(hand), seat in position.public.seated, width - len(lead))
+            rows = kept.splitlines()
+            lines.append([("", lead + rows[0])])
+            lines += [[("", " " * columns(lead) + row)] for row in rows[1:]]
         return lines
 
-    def _rule(self) -> Line:
-        return [("class:rule", "── moves " + "─" * (WIDTH - 9))]
-
-    def _moves(self) -> Line:
+    def _moves(self, width: int, rows: int = MOVE_ROWS) -> list[Line]:
+        """`rows` rows of the move list around the position shown (highlighted)."""
         position = self.position
         if position is None:
             return []
         positions = self.timeline.positions
-        top = max(0, min(self.cursor - MOVE_ROWS // 2, len(positions) - MOVE_ROWS))
-        out: Line = []
-        for i in range(top, min(len(positions), top + MOVE_ROWS)):
+        top = max(0, min(self.cursor - rows // 2, len(positions) - rows))
+        out: list[Line] = []
+        for i in range(top, min(len(positions), top + rows)):
             shown = positions[i]
             mark = f"{shown.number:>4}. " if shown.move is not None else "   · "
             style = "class:selected" if i == self.cursor else ""
-            if out:
-                out.append(("", "\n"))
-            out.append((style, mark + self.timeline.describe(shown)))
+            out.append([(style, fit(mark + self.timeline.describe(shown), width))])
         return out
 
-    def _footer(self) -> Line:
-        return [("class:info", self.status)] if self.status else []
+    def _footer(self, width: int) -> list[Line]:
+        if not self.status:
+            return []
+        return wrapped_line("class:info", escaped(self.status, SENTENCE_CHARS), width, "  ")
+
+    def _keys_line(self, width: int) -> Line:
+        keys = KEYS if columns(KEYS) < width else SHORT_KEYS
+        return [("class:toolbar", pad(keys, width, right=True))]
 
     # -- for tests
 
-    def text(self) -> str:
+    def text(self, width: int = WIDTH) -> str:
         """The viewer's content as plain text (the main pane unscrolled), top to bottom."""
         parts = [
-            self._status_bar(),
-            self._players(),
-            [t for row in self._main_lines() for t in [*row, ("", "\n")]],
-            self._banner(),
-            self._moves(),
-            self._footer(),
+            [self._status_bar(width)],
+            self._players(width),
+            self._main_lines(width),
+            self._banner(width),
+            self._moves(width),
+            self._footer(width),
         ]
-        return "\n".join("".join(t[1] for t in part) for part in parts if part)
+        return "\n".join("".join(t[1] for t in row) for part in parts for row in part)

@@ -17,11 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_home_argument(parser)
 
 
-def _fit(text: str, width: int) -> str:
-    """`text` cut to `width` characters, an ellipsis marking the cut."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _home_relative(path: str) -> str:
     """`path` with the user's home directory written `~`."""
     from pathlib import Path
@@ -33,6 +28,11 @@ def _home_relative(path: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import saved_games, shown
+    from cfnet.game.text import SENTENCE_CHARS, escaped, fit, pad
+
+    def row(text: str) -> str:
+        """A row of the list within WIDTH columns; what the log holds in it escaped."""
+        return fit(escaped(text, SENTENCE_CHARS), WIDTH)
 
     home = (args.home or default_home()).expanduser()
     games = saved_games(home)
@@ -42,12 +42,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'DATE':<16}  {'ID':<8}  {'TABLE':<16}  {'ROUNDS':>6}  RESULT")
     for game in games:
         rounds = f"{game.rounds}/{game.meta.rules.rounds}"
-        row = (
-            f"{game.date:<16}  {game.short_id:<8}  {_fit(shown(game.meta.name), 16):<16}  "
-            f"{rounds:>6}  {game.result()}"
-        )
-        print(_fit(row, WIDTH))
+        name = pad(fit(escaped(shown(game.meta.name)), 16), 16)
+        print(row(f"{game.date:<16}  {game.short_id:<8}  {name}  {rounds:>6}  {game.result()}"))
         players = ", ".join(game.players) if game.players else "(the game had not begun)"
-        print(_fit(f"  players: {players}", WIDTH))
-        print(f"  log: {_home_relative(str(game.log))}")
+        print(row(f"  players: {players}"))
+        print(f"  log: {escaped(_home_relative(str(game.log)), SENTENCE_CHARS)}")
     return 0

@@ -84,6 +84,7 @@ def _view(args: argparse.Namespace) -> int:
     from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
     from cfnet.errors import PeerProtocolError
+    from cfnet.game.text import SENTENCE_CHARS, escaped
     from cfnet.record.logfile import LogFileError
     from cfnet.review.timeline import read_timeline
     from cfnet.ui.report import verdict_line
@@ -94,7 +95,7 @@ def _view(args: argparse.Namespace) -> int:
         with path.open("rb") as f:
             timeline = read_timeline(f, str(path))
     except (OSError, GameLookupError, LogFileError, PeerProtocolError) as error:
-        print(f"cfnet replay: {error}", file=sys.stderr)
+        print(f"cfnet replay: {escaped(str(error), SENTENCE_CHARS)}", file=sys.stderr)
         return 1
     try:
         at = start_position(timeline, args.round, args.to)
@@ -131,7 +132,7 @@ def _replay(args: argparse.Namespace) -> int:
     from cfnet.disk.saved_games import GameLookupError, find_log
     from cfnet.errors import PeerProtocolError
     from cfnet.game.moves import Draw, Play
-    from cfnet.game.text import render_board, winner_text
+    from cfnet.game.text import SENTENCE_CHARS, escaped, render_board, shown_names, winner_text
     from cfnet.protocol.events import (
         Aborted,
         FaultFound,
@@ -144,13 +145,18 @@ def _replay(args: argparse.Namespace) -> int:
         drain,
     )
     from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
-    from cfnet.protocol.wire import RESIGN
     from cfnet.record.logfile import LogFileError, iter_log
+    from cfnet.review.timeline import abort_text
     from cfnet.ui.report import scored_lines
 
     def fail(message: str) -> int:
-        print(f"cfnet replay: {message}", file=sys.stderr)
+        """Say why the replay stops (the message may quote what the file holds: escaped)."""
+        print(f"cfnet replay: {escaped(message, SENTENCE_CHARS)}", file=sys.stderr)
         return 1
+
+    def told(sentence: str) -> None:
+        """Print a sentence made by the table that may hold a peer's words, escaped."""
+        print(escaped(sentence, SENTENCE_CHARS))
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
@@ -169,7 +175,8 @@ def _replay(args: argparse.Namespace) -> int:
         rounds = table.options.rounds
         if args.round is not None and not 1 <= args.round <= rounds:
             return fail(f"no round {args.round}: this game has rounds 1 to {rounds}")
-        names = [f"seat {s} ({info.name})" for s, info in enumerate(table.seats)]
+        seats = shown_names([info.name for info in table.seats])
+        names = [f"seat {s} ({name})" for s, name in enumerate(seats)]
         header = f"table {table.name!r}: {', '.join(names)}; {table.options.describe()}"
         if args.round is None:
             print(header)
@@ -230,17 +237,13 @@ def _replay(args: argparse.Namespace) -> int:
                     elif isinstance(event, FaultFound):
                         flush(None)
                         fault = event.fault
-                        print(f"entry {entry.seq}: seat {fault.seat} {fault.detail}")
+                        told(f"entry {entry.seq}: seat {fault.seat} {fault.detail}")
                     elif isinstance(event, SeatLeft | SeatReturned):
                         flush(None)
-                        print(event.describe(names))
+                        told(event.describe(names))
                     elif isinstance(event, Aborted):
                         flush(None)
-                        fault = event.fault
-                        if fault.code == RESIGN:
-                            print(f"{names[fault.seat]} resigned: the game ends here")
-                        else:
-                            print(f"aborted by seat {event.by}: seat {fault.seat}, {fault.detail}")
+                        told(abort_text(event.fault, event.by, names))
         except (LogFileError, PeerProtocolError) as error:
             flush(None)
             return fail(f"{error} (run cfnet verify for the details)")

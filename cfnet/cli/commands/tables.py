@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"No tables found within {args.wait:g} s.")
     if args.verbose:
         print(f"{len(skipped)} advertisement{'' if len(skipped) == 1 else 's'} not listed:")
-        for instance, reason in sorted(skipped.items()):
-            print(f"  {instance}: {reason}")
+        from cfnet.game.text import escaped
+
+        for instance, reason in sorted(skipped.items()):  # a peer's words: escaped
+            print(f"  {escaped(instance)}: {escaped(reason)}")
     return 0

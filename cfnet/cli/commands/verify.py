@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
     from cfnet.errors import describe
+    from cfnet.game.text import SENTENCE_CHARS, escaped
     from cfnet.protocol.table import MAX_ABORT_ENTRY
     from cfnet.protocol.verify import audited_rounds, verify_entries
     from cfnet.record.logfile import count_records, iter_log
@@ -52,12 +53,12 @@ def run(args: argparse.Namespace) -> int:
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
             verdict = verify_entries(stream, lambda: count_records(f), audited)
     except (OSError, GameLookupError) as error:
-        print(f"cfnet verify: {describe(error)}", file=sys.stderr)
+        print(f"cfnet verify: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
         return 1
-    if args.json:
+    if args.json:  # JSON strings escape every control character themselves
         print(json.dumps(as_json(verdict, str(path))))
-    elif verdict.table is None:
-        print(f"cfnet verify: {verdict.problem}", file=sys.stderr)
+    elif verdict.table is None:  # the problem may quote the file: escaped, like the report
+        print(f"cfnet verify: {escaped(verdict.problem, SENTENCE_CHARS)}", file=sys.stderr)
     else:
         print("\n".join(verify_report(verdict)))
     return 0 if verdict.ok else 1
