@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,6 +32,29 @@ MAX_NAME_BYTES = 40  # a DNS label and the `host` TXT value are cut to this (fit
 RESOLVE_TIMEOUT_MS = 3000
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
+
+
+def fingerprint_text(text: str) -> str:
+    """A whole key fingerprint as typed (any case, with or without its dashes), written as
+    `fingerprint` writes it; LocalProtocolError if it is not one."""
+    bare = text.strip().replace("-", "").lower()
+    written = "-".join(bare[i : i + 4] for i in range(0, 16, 4))
+    if len(bare) != 16 or _FINGERPRINT.match(written) is None:
+        raise LocalProtocolError(
+            f"{text!r} is not a key fingerprint: give all 16 letters and digits of the host's "
+            "key as its screen shows them (four groups of four, such as abcd-efgh-ijkl-mn23)"
+        )
+    return written
+
+
+def namesakes(name: str, tables: Sequence[TableInfo], choose: str) -> str:
+    """Why a table named `name` is not chosen among `tables` of that name with different host
+    keys, and how to choose (`choose`: the options that do)."""
+    listed = "; ".join(table.where for table in tables)
+    return (
+        f"{len(tables)} tables are named {name!r}: {listed}; choose one with {choose} (a "
+        "listing is not proof: the host's key is checked when you link to it)"
+    )
 
 
 class TxtError(ValueError):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cfnet.disk.store import list_tables, load_identity, prepare_home
 from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError
-from cfnet.net.discovery import Discovery, TableInfo
+from cfnet.net.discovery import Discovery, TableInfo, namesakes
 from cfnet.net.joining import join_table
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating
 from cfnet.net.roster import LobbyError, Unreachable
@@ -135,7 +135,9 @@ async def _join_by_name(
                 key=lambda t: (t.address, t.port),
             )
             if len({t.fingerprint for t in candidates}) > 1:
-                raise LobbyError(_namesakes(name, candidates))
+                raise LobbyError(
+                    namesakes(name, candidates, "--host ADDR:PORT or --fingerprint KEY")
+                )
             if not candidates:  # withdrawn meanwhile
                 continue
             info = candidates[0]
@@ -156,15 +158,6 @@ async def _join_by_name(
             except Unreachable as exc:
                 tried[(info.table_id, info.address, info.port)] = str(exc)
                 say(f"{exc}; looking further")
-
-
-def _namesakes(name: str, tables: list[TableInfo]) -> str:
-    """Why `cfnet join NAME` does not choose between `tables` of that name, and how to."""
-    listed = "; ".join(table.where for table in tables)
-    return (
-        f"{len(tables)} tables are named {name!r}: {listed}; choose one with --host ADDR:PORT "
-        "or --fingerprint KEY (a listing is not proof: the host's key is checked when you join)"
-    )
 
 
 def _not_found(

@@ -1,6 +1,7 @@
 """Watching a table's game live in the viewer: the table browser's "watch" and `cfnet watch`
 on a terminal. The chain comes from a source (the table's host, or a log file being written)
-into a `Spectator`; the viewer follows it and says, at the end, what `cfnet verify` would."""
+into a `Spectator`; the viewer follows it, shows every seat's key under the board, and says,
+at the end, what `cfnet verify` would."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from prompt_toolkit.output import Output
 
 from cfnet.net.discovery import TableInfo
 from cfnet.net.watch import watch_table
-from cfnet.record.identity import Identity
+from cfnet.record.identity import Identity, fingerprint
+from cfnet.review.timeline import Timeline
 from cfnet.ui.report import verdict_line
 from cfnet.ui.spectate import Spectator
 from cfnet.ui.viewer import Viewer
@@ -74,12 +76,25 @@ async def _view(
     viewer = Viewer(
         timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
     )
-    viewer.status = "live: every entry is checked as it comes"
+    keys = seat_keys(timeline)
+    viewer.status = f"live: every entry is checked as it comes · {keys}"
+
+    def rebuilt(fresh: Timeline) -> None:  # an abort dropped a scored round: the final chain
+        viewer.timeline = fresh
+        viewer.app.invalidate()
 
     def ended(done: asyncio.Task[object]) -> None:
         error = None if done.cancelled() else done.exception()
-        viewer.status = verdict_line(timeline.verdict()) if error is None else f"link lost: {error}"
+        verdict = verdict_line(viewer.timeline.verdict())
+        viewer.status = f"{verdict if error is None else f'link lost: {error}'} · {keys}"
         viewer.app.invalidate()
 
+    spectator.on_timeline = rebuilt
     task.add_done_callback(ended)
     return await viewer.run()
+
+
+def seat_keys(timeline: Timeline) -> str:
+    """Every seat's player and key fingerprint, in one line (seat 0 is the host)."""
+    seats = timeline.table.seats
+    return "keys: " + ", ".join(f"{seat.name} {fingerprint(seat.key)}" for seat in seats)
