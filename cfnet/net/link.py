@@ -30,7 +30,7 @@ from cfnet.net.framing import (
     encode_frame,
     read_frame,
 )
-from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult
+from cfnet.net.handshake import CodeMismatch, Handshake, HandshakeError, HandshakeResult
 from cfnet.record.identity import fingerprint
 
 log = logging.getLogger("cfnet.net")
@@ -45,15 +45,20 @@ ACCEPT_EXHAUSTED = "socket.accept() out of system resource"  # asyncio's words; 
 
 class LinkClosed(ConnectionError):
     """The link is closed; `reason` says why, `error` is the peer's fault if there was one,
-    `by_peer` whether the peer closed it saying why (a `bye`)."""
+    `said` what the peer gave as its reason if it closed the link saying why (a `bye`)."""
 
     def __init__(
-        self, reason: str, error: PeerProtocolError | None = None, by_peer: bool = False
+        self, reason: str, error: PeerProtocolError | None = None, said: str | None = None
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.error = error
-        self.by_peer = by_peer
+        self.said = said
+
+    @property
+    def by_peer(self) -> bool:
+        """The peer closed the link, saying why."""
+        return self.said is not None
 
 
 class Link:
@@ -144,7 +149,7 @@ class Link:
         self.heard = True
         if message["t"] == "bye":
             reason = str(message.get("reason"))[:MAX_REASON]
-            await self._end(f"peer said goodbye: {reason!r}", notify=False, by_peer=True)
+            await self._end(f"peer said goodbye: {reason!r}", notify=False, said=reason)
             raise self._closed_error()
         return message
 
@@ -218,14 +223,14 @@ class Link:
         *,
         notify: bool = True,
         error: PeerProtocolError | None = None,
-        by_peer: bool = False,
+        said: str | None = None,
     ) -> None:
         if self._closed is not None:
             return
-        self._closed = LinkClosed(reason, error, by_peer)
-        log.log(
-            logging.WARNING if error else logging.INFO, "link %s closed: %s", self.label, reason
-        )
+        self._closed = LinkClosed(reason, error, said)
+        fault = error is not None and not isinstance(error, CodeMismatch)  # a mismatch: told
+        level = logging.WARNING if fault else logging.INFO
+        log.log(level, "link %s closed: %s", self.label, reason)
         if notify and not self._writer.is_closing():
             with contextlib.suppress(Exception):
                 bye = encode_frame({"t": "bye", "reason": reason[:MAX_REASON]})

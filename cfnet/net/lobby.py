@@ -65,6 +65,7 @@ CODE_FAILURE_WINDOW = 60.0  # ...within this many seconds; then the address is r
 TABLE_CODE_FAILURES = 10  # wrong join codes (and attempts under way) at the table...
 TABLE_LOCKOUT = (30.0, 600.0)  # ...then every joiner is refused 30 s, doubling, at most 600 s
 PERSON_MIN_TIMEOUT = 20  # a table where a person sits gives each seat at least this long
+TABLE_STARTED = "the table has started: every seat is taken"
 
 Addr = tuple[str, int]
 
@@ -376,7 +377,7 @@ class HostLobby:
 
     async def _serve(self, link: Link, host: str) -> None:
         if self._started and not self.watchers.enabled:
-            await link.close("the table has started: every seat is taken")
+            await link.close(TABLE_STARTED)
             return
         refusal = self._guesses.refusal(host) if self._code is not None else None
         if refusal is not None:

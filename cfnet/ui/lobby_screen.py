@@ -57,6 +57,8 @@ class LobbyScreen(Page):
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         if task.cancelled() or (self.left and task.exception() is not None):
+            if not self.seats:  # no roster came: no seat was ours
+                raise LeftTable("you stopped before taking a seat: nothing was joined")
             raise LeftTable("you left the table before it started")
         return task.result()
 
