@@ -19,7 +19,7 @@ from zeroconf import IPVersion, RecordUpdate, RecordUpdateListener, ServiceState
 from zeroconf._dns import DNSText  # zeroconf's TXT record class (not in its __all__)
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from cfnet.errors import LocalProtocolError
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.net.handshake import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
@@ -332,10 +332,27 @@ class TableBrowser(RecordUpdateListener):
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
+class _SocketTrouble(logging.Filter):
+    """zeroconf's report of a socket error (the network went down, an interface went away),
+    which it logs with a traceback, as one line in cfnet's words."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, OSError):
+            record.msg = "mDNS cannot use the network now (%s): tables are seen once it is back"
+            record.args = (describe(error),)
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_SOCKET_TROUBLE = _SocketTrouble()
+
+
 class Discovery:
     """The process's one AsyncZeroconf; use `async with Discovery(interface) as d:`.
 
     `interface` is an IPv4 address to bind mDNS to (tests: "127.0.0.1"); None means all.
+    zeroconf's socket errors are logged in one line (`_SocketTrouble`), never a traceback.
     """
 
     def __init__(self, interface: str | None = None) -> None:
@@ -345,6 +362,7 @@ class Discovery:
         self._browsers: list[TableBrowser] = []
 
     async def __aenter__(self) -> Discovery:
+        logging.getLogger("zeroconf").addFilter(_SOCKET_TROUBLE)  # once: filters are a set
         interfaces: Any = [self._interface] if self._interface else None
         if interfaces is None:
             self._zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
