@@ -6,6 +6,7 @@ at the end, what `cfnet verify` would."""
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from collections.abc import Coroutine
 from typing import Any
 
@@ -18,6 +19,7 @@ from cfnet.record.identity import Identity, fingerprint
 from cfnet.review.timeline import Timeline
 from cfnet.ui.report import verdict_line
 from cfnet.ui.spectate import Spectator
+from cfnet.ui.styles import Line
 from cfnet.ui.viewer import Viewer
 
 
@@ -73,11 +75,10 @@ async def _view(
         await task  # raises what stopped it
         raise OSError("the game ended before its table entry came")
     timeline = spectator.timeline
-    viewer = Viewer(
+    viewer = _Watching(
         timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
     )
-    keys = seat_keys(timeline)
-    viewer.status = f"live: every entry is checked as it comes · {keys}"
+    viewer.status = "live: every entry is checked as it comes"
 
     def rebuilt(fresh: Timeline) -> None:  # an abort dropped a scored round: the final chain
         viewer.timeline = fresh
@@ -86,7 +87,7 @@ async def _view(
     def ended(done: asyncio.Task[object]) -> None:
         error = None if done.cancelled() else done.exception()
         verdict = verdict_line(viewer.timeline.verdict())
-        viewer.status = f"{verdict if error is None else f'link lost: {error}'} · {keys}"
+        viewer.status = verdict if error is None else f"link lost: {error}"
         viewer.app.invalidate()
 
     spectator.on_timeline = rebuilt
@@ -94,7 +95,14 @@ async def _view(
     return await viewer.run()
 
 
-def seat_keys(timeline: Timeline) -> str:
-    """Every seat's player and key fingerprint, in one line (seat 0 is the host)."""
-    seats = timeline.table.seats
-    return "keys: " + ", ".join(f"{seat.name} {fingerprint(seat.key)}" for seat in seats)
+class _Watching(Viewer):
+    """The viewer of a game watched live: under the board, the link's state (the verdict at
+    the end), then every seat's player and key fingerprint, seat 0 the host's, wrapped to the
+    terminal between two keys, never inside one."""
+
+    def _footer(self) -> Line:
+        seats = self.timeline.table.seats
+        keys = [f"{seat.name}\N{NO-BREAK SPACE}{fingerprint(seat.key)}" for seat in seats]
+        width = max(20, self.app.output.get_size().columns - 1)
+        text = textwrap.fill("keys: " + "  ".join(keys), width, break_long_words=False)
+        return [*super()._footer(), ("", "\n"), ("class:info", text)]
