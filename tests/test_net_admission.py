@@ -6,11 +6,13 @@ address is at its cap; a joiner that comes to a full lobby is let in and seated.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from cfnet.game.rules import RuleOptions
+from cfnet.net.handshake import Handshake
 from cfnet.net.joining import join_table
 from cfnet.net.link import (
     HELLO_TIMEOUT,
@@ -102,3 +104,37 @@ def test_the_least_advanced_oldest_connection_makes_room_and_a_joiner_is_seated(
         "from 127.0.0.10: the one that got least far is closed to let a new one in'"
     )
     assert seated.seat == 1  # the joiner was let in, evicting an idle connection
+
+
+def test_a_hello_that_came_while_the_listener_was_busy_is_read_not_timed_out() -> None:
+    """The listener's loop is blocked past the hello deadline (a long computation) and the
+    hello arrives meanwhile: when the loop runs again, the hello is read first and the
+    handshake goes on."""
+    connected = threading.Event()
+    outcome: list[str] = []
+
+    def joiner(port: int) -> None:
+        async def run() -> None:
+            link = await Link.connect(LOOPBACK, port)
+            connected.set()
+            await asyncio.sleep(HELLO_TIMEOUT / 2)  # the hello comes while the host is busy
+            try:
+                await link.handshake(Handshake(Identity.generate(), initiator=True, table_id=None))
+                outcome.append("authenticated")
+            except LinkClosed as closed:
+                outcome.append(closed.reason)
+            await link.close("done")
+
+        asyncio.run(run())
+
+    async def run() -> None:
+        async with lobby() as (_, port):
+            thread = threading.Thread(target=joiner, args=(port,))
+            thread.start()
+            await asyncio.to_thread(connected.wait, 30)
+            await asyncio.sleep(0.2)  # the host takes the connection in and waits for its hello
+            time.sleep(HELLO_TIMEOUT * 1.5)  # blocks the host's loop past the deadline
+            await asyncio.to_thread(thread.join, 30)
+
+    asyncio.run(run())
+    assert outcome == ["authenticated"]

@@ -161,13 +161,24 @@ class Link:
     ) -> HandshakeResult:
         """Run `handshake` over this link, within `timeout` s (the peer's first frame within
         `hello_timeout` s, if given); on failure the link is closed and `LinkClosed` raised."""
+        loop = asyncio.get_running_loop()
+        under_way = True
+        late: asyncio.TimerHandle | None = None
+
+        def missed(hello: asyncio.Timeout) -> None:
+            """A loop turn after the hello's deadline (so that a frame that came while the
+            loop was busy is read first): expire `hello` unless a frame came."""
+            if under_way and not self.heard:
+                hello.reschedule(loop.time())
+
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(timeout), asyncio.timeout(None) as hello:
+                if hello_timeout is not None:
+                    late = loop.call_later(hello_timeout, loop.call_soon, missed, hello)
                 for message in handshake.start():
                     await self.send(message)
                 while handshake.result is None:
-                    async with asyncio.timeout(None if self.heard else hello_timeout):
-                        message = await self.receive()
+                    message = await self.receive()
                     for reply in handshake.receive(message):
                         await self.send(reply)
         except HandshakeError as exc:
@@ -179,6 +190,10 @@ class Link:
             else:
                 await self._end(f"no hello within {hello_timeout:g} s")
             raise self._closed_error() from None
+        finally:
+            under_way = False
+            if late is not None:
+                late.cancel()
         self.peer = handshake.result
         self._cipher = FrameCipher(self.peer.send_key, self.peer.receive_key)
         self.label = f"{self.label} ({fingerprint(self.peer.peer_key)})"
