@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 import time
@@ -76,6 +77,12 @@ class Peer:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def lobby_port(host: Peer) -> int:
+    """The lobby port a host printed (`table 'x' open on 127.0.0.1:PORT ...`); 0 before."""
+    found = re.search(rf"open on {re.escape(LOOPBACK)}:(\d+)", host.output())
+    return int(found.group(1)) if found else 0
 
 
 def unique(name: str) -> str:

@@ -9,6 +9,8 @@ import asyncio
 import contextlib
 import os
 import re
+import shlex
+import shutil
 import socket
 import subprocess
 import time
@@ -16,7 +18,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from lan_helpers import CFNET, LOOPBACK, Peer, unique, wait_until
+from lan_helpers import CFNET, LOOPBACK, Peer, lobby_port, unique, wait_until
 
 from cfnet.disk.store import TableMeta, TableStore, prepare_home
 from cfnet.game.rules import RuleOptions
@@ -200,10 +202,11 @@ def test_twenty_fakes_of_the_name_at_a_silent_port_do_not_stop_a_join(
         assert host.wait() == 0, host.output()
     finally:
         host.kill()
-    if choose == "same key":  # the fakes it saw were all tried (and timed out) before the
-        # real table; on a loaded machine its look for namesakes (SAME_NAME_SETTLE) may end
-        # before they answer, and then it joins the table it found, the real one
-        assert done.stdout.count("; looking further") in (0, count), done.stdout
+    if choose == "same key":  # the fakes it saw were each tried once (and timed out, to be
+        # dialled again later) before the real table, which was never tried yet; on a loaded
+        # machine its look for namesakes (SAME_NAME_SETTLE) may end before they answer, and
+        # then it joins the table it found, the real one
+        assert done.stdout.count("; dialling it again in") in (0, count), done.stdout
 
 
 # ---------------------------------------------------------------- the table's timeout
@@ -253,3 +256,116 @@ def test_a_persons_seat_refuses_a_table_whose_timeout_is_below_the_floor(adverti
         f"the table gives each seat only 5 s to answer: a person's seat needs at least "
         f"{PERSON_MIN_TIMEOUT} s"
     )
+
+
+# ---------------------------------------------------------------- dialling again
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind((LOOPBACK, 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_joiner_dials_a_table_that_is_not_listening_yet_until_it_is(tmp_path: Path) -> None:
+    """A bot dials --connect HOST:PORT before the table listens there (as after a link that
+    went down and up): it says why it cannot get in, dials again, and joins once the host is
+    open; the game is played."""
+    port = free_port()
+    bot = Peer(tmp_path / "bot", ["bot", "--connect", f"{LOOPBACK}:{port}", "--wait", "120",
+                                  "--interface", LOOPBACK])  # fmt: skip
+    host = Peer(tmp_path / "host", [
+        "host", "--name", unique("late"), "--seats", "2", "--rule", "rounds=1", "--timeout", "30",
+        "--port", str(port), "--interface", LOOPBACK, "--strategy", "greedy",
+    ])  # fmt: skip
+    try:
+        bot.start()
+        wait_until(lambda: bot.output().count("dialling again") >= 2, 60, "two dials refused")
+        host.start()
+        assert bot.wait() == 0, bot.output()
+        assert host.wait() == 0, host.output()
+    finally:
+        bot.kill()
+        host.kill()
+    said = bot.output()
+    assert (
+        f"cannot reach the table at {LOOPBACK}:{port}: nothing listens there (connection "
+        "refused); dialling again in 0.5 s"
+    ) in said, said
+    assert "Errno" not in said and "Traceback" not in said
+    assert "verified: the log is a complete, valid game" in said
+
+
+def test_nobody_at_the_address_is_said_in_cfnets_words_once_the_wait_is_over(
+    tmp_path: Path,
+) -> None:
+    started = time.monotonic()
+    done = cfnet("join", "--connect", f"{LOOPBACK}:1", "--wait", "2", "--strategy", "greedy",
+                 "--home", str(tmp_path))  # fmt: skip
+    took = time.monotonic() - started
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert re.fullmatch(
+        rf"cfnet join: cannot reach the table at {LOOPBACK}:1: nothing listens there "
+        r"\(connection refused\); dialled \w+( times)? in 2 s \(--wait SECONDS dials longer\)",
+        line,
+    ), line
+    assert took >= 2, took
+
+
+@pytest.mark.parametrize("how", ["by name", "--connect"])
+def test_a_table_with_a_join_code_without_one_is_refused_once_and_at_once(
+    tmp_path: Path, how: str
+) -> None:
+    name = unique("coded")
+    host = Peer(tmp_path / "host", [
+        "host", "--name", name, "--seats", "2", "--code", "blue moon", "--timeout", "30",
+        "--interface", LOOPBACK, "--strategy", "greedy",
+    ])  # fmt: skip
+    host.start()
+    try:
+        wait_until(lambda: lobby_port(host) > 0, what="the table open")
+        where = f"{LOOPBACK}:{lobby_port(host)}"
+        target = [name] if how == "by name" else ["--connect", where]
+        started = time.monotonic()
+        done = cfnet("join", *target, "--strategy", "greedy", "--interface", LOOPBACK,
+                     "--home", str(tmp_path / "guest"), "--wait", "60")  # fmt: skip
+        took = time.monotonic() - started
+    finally:
+        host.kill()
+    assert done.returncode == 1
+    reason = f"the table at {where} needs a join code: give it with --code CODE"
+    assert done.stderr.splitlines() == [f"cfnet join: {reason}"]
+    assert reason not in done.stdout  # said once
+    assert took < 30, took  # not after --wait
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_ctrl_c_while_still_looking_says_nothing_was_joined(tmp_path: Path) -> None:
+    session = f"cfnet-look-{os.getpid()}"
+    command = shlex.join([*CFNET, "join", unique("nowhere"), "--interface", LOOPBACK,
+                          "--wait", "120", "--home", str(tmp_path)])  # fmt: skip
+    tmux = ["tmux", "-L", session]
+    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+
+    def pane() -> str:
+        return subprocess.run(
+            [*tmux, "capture-pane", "-p", "-J", "-t", session, "-S", "-100"],
+            capture_output=True, text=True, check=True, env=env,
+        ).stdout  # fmt: skip
+
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+         f"{command}; echo EXIT=$?; sleep 60"],
+        check=True, env=env,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: "Taking a seat" in pane(), 60, "the lobby screen, looking")
+        subprocess.run([*tmux, "send-keys", "-t", session, "C-c"], check=True, env=env)
+        wait_until(lambda: "EXIT=" in pane(), 30, "join to end")
+        text = pane()
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False, env=env)
+    assert "cfnet join: you stopped before taking a seat: nothing was joined" in text, text
+    assert "before it started" not in text

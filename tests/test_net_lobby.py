@@ -404,9 +404,9 @@ def test_a_table_of_another_network_version_is_refused_before_dialling() -> None
 
 
 def test_a_link_knows_whether_the_peer_closed_it_saying_why() -> None:
-    """`LinkClosed.by_peer`: the peer closed the link with a goodbye (a table that refuses us,
-    saying why), not a connection that just broke (no table there): a join by name tries the
-    next listing only in the second case."""
+    """`LinkClosed.said`: the peer closed the link with a goodbye (a table that refuses us,
+    saying why), not a connection that just broke: a joiner dials again in the second case
+    (and in the first only if the host had no room for it then)."""
 
     async def receive_from(
         serve: Callable[[Link, asyncio.StreamWriter], Awaitable[None]],
@@ -431,5 +431,7 @@ def test_a_link_knows_whether_the_peer_closed_it_saying_why() -> None:
 
     refused = asyncio.run(receive_from(refuse))
     assert refused.by_peer and refused.reason == "peer said goodbye: 'the table is full'"
+    assert refused.said == "the table is full"  # what the peer said, as it said it
     broken = asyncio.run(receive_from(hang_up))
     assert not broken.by_peer and broken.reason == "peer closed the connection"
+    assert broken.said is None

@@ -1,41 +1,48 @@
 """`cfnet watch`: spectators of a real game between `cfnet` processes on 127.0.0.1 (mDNS and
-TCP), which end with exactly what `cfnet verify` says of the log; a watcher can post nothing."""
+TCP), which end with exactly what `cfnet verify` says of the log, also after an abort rewound
+the chain across a scored round; a watcher can post nothing."""
 
 from __future__ import annotations
 
 import asyncio
-import re
+import os
+import shlex
+import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
+from adversary.fake_host import FakeHost, entry_frames, fake_host
+from adversary.forged import second_signature
 from lan_helpers import (
     CFNET,
     LOOPBACK,
     Peer,
     cfnet_verify,
+    lobby_port,
     same_logs,
     start_all,
     table_peers,
+    unique,
     wait_all,
     wait_until,
 )
 
+from cfnet.game.rules import RuleOptions
 from cfnet.game.text import render_board
+from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.watch import NO_WATCHERS
-from cfnet.record.entry import decode_entry, sign_entry
-from cfnet.record.identity import Identity
+from cfnet.protocol.events import Appended, RoundScored, Superseded
+from cfnet.protocol.testing import play_protocol_game, sim_identity, start_tables
+from cfnet.protocol.wire import REVEAL
+from cfnet.record.entry import Entry, decode_entry, sign_entry
+from cfnet.record.identity import Identity, fingerprint
+from cfnet.record.logfile import write_log
 from cfnet.review.timeline import read_timeline
 from cfnet.ui.spectate import LogFollower
-
-
-def lobby_port(host: Peer) -> int:
-    """The lobby port the host printed (`table 'x' open on 127.0.0.1:PORT ...`)."""
-    found = re.search(r"open on 127\.0\.0\.1:(\d+)", host.output())
-    assert found is not None, host.output()
-    return int(found.group(1))
 
 
 def final_board(log: Path) -> str:
@@ -259,3 +266,140 @@ def test_the_lobby_shows_how_many_are_watching() -> None:
 
     refused = asyncio.run(scenario())
     assert f"the table has its {MAX_WATCHERS} watchers" in refused
+
+
+def a_rewound_game() -> tuple[list[bytes], list[Entry]]:
+    """A 3-seat, 2-round game in which seat 2 signs two different last reveals of round 1, one
+    for each other seat: both peers score round 1, then meet the equivocation, and the abort
+    that removes seat 2 supersedes the chain from that reveal on, so round 1 is dealt again
+    without it. Returns what seat 0's table appended, in order (the dropped entries too, as a
+    host sends its watchers), and its final chain."""
+    network = start_tables(3, seed=3, options=RuleOptions(rounds=2), timeout=60)
+    split_done: list[Entry] = []
+
+    def split(entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
+        if entry.kind != REVEAL or split_done:  # seat 2 reveals last in round 1 (seed 3)
+            return [(entry.wire, None)]
+        split_done.append(entry)
+        other = second_signature(sim_identity(3, entry.seat), entry)
+        return [(entry.wire, frozenset({0})), (other.wire, frozenset({1}))]
+
+    network.tampers = {2: split}
+    network.run()
+    events = network.events[0]
+    kinds = [type(e).__name__ for e in events if isinstance(e, RoundScored | Superseded)]
+    assert kinds[:3] == ["RoundScored", "Superseded", "RoundScored"], kinds  # the rewind
+    table = network.tables[0]
+    assert table.finished and len(table.entries) > 2
+    appended = [e.entry.wire for e in events if isinstance(e, Appended)]
+    return [table.entries[0].wire, *appended], list(table.entries)
+
+
+def test_after_a_rewind_the_watcher_reports_the_final_chain_only(tmp_path: Path) -> None:
+    sent, final = a_rewound_game()
+    log = tmp_path / "final.cflog"
+    write_log(log, final)
+    verify = cfnet_verify(log)
+    assert verify.returncode == 0, verify.stdout
+
+    async def run() -> subprocess.CompletedProcess[str]:
+        frames = FakeHost(sim_identity(3, 0), final[0].table_id, lambda: entry_frames(sent))
+        async with fake_host(frames) as port:
+            return await asyncio.to_thread(
+                subprocess.run,
+                [*CFNET, "watch", "--connect", f"{LOOPBACK}:{port}", "--plain", "--home",
+                 str(tmp_path / "w")],
+                capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+
+    watcher = asyncio.run(run())
+    out = watcher.stdout
+    assert watcher.returncode == 0, out + watcher.stderr
+    assert out.count("-- round 1 over:") == 2, out  # as it was shown live, then as it stands
+    assert "the result of round 1 shown above does not count" in out, out
+    assert out.rstrip().endswith(f"final board:\n{final_board(log)}\n{verify.stdout.rstrip()}")
+
+
+def test_a_watcher_by_name_does_not_choose_between_hosts_of_one_name(tmp_path: Path) -> None:
+    name = unique("twins")
+    keys = [Identity.generate().fingerprint for _ in range(2)]
+
+    async def run() -> subprocess.CompletedProcess[str]:
+        async with Discovery(LOOPBACK) as discovery:
+            for key in keys:
+                table = TableInfo(name, os.urandom(16), "alice", key, RuleOptions(rounds=1), 2, 1,
+                                  False, port=9, timeout=60)  # fmt: skip
+                await discovery.advertise(table, [LOOPBACK])
+            return await asyncio.to_thread(
+                subprocess.run,
+                [*CFNET, "watch", name, "--plain", "--interface", LOOPBACK, "--wait", "60",
+                 "--home", str(tmp_path)],
+                capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+
+    done = asyncio.run(run())
+    assert done.returncode == 1, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"cfnet watch: 2 tables are named {name!r}: "), line
+    assert all(f"key {key})" in line for key in keys), line
+    assert "choose one with --fingerprint KEY or --connect HOST:PORT" in line
+
+
+@pytest.mark.parametrize("key", ["abcd", "abcd-efgh-ijkl-mno1", "not a key at all"])
+def test_a_pinned_fingerprint_must_be_a_whole_one(key: str) -> None:
+    done = subprocess.run(
+        [*CFNET, "watch", "--connect", f"{LOOPBACK}:9", "--fingerprint", key],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"{key!r} is not a key fingerprint: give all 16 letters and digits" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@pytest.mark.parametrize(("seats", "columns"), [(2, 100), (3, 60)])
+def test_the_watchers_screen_shows_every_seats_key(
+    tmp_path: Path, seats: int, columns: int
+) -> None:
+    """`cfnet watch` on a terminal (tmux): the viewer shows each seat's key under the board,
+    whole on one line however narrow the terminal, and the verdict at the end."""
+    network = play_protocol_game(seats, 7, RuleOptions(rounds=1))
+    chain = [entry.wire for entry in network.tables[0].entries]
+    host = FakeHost(sim_identity(7, 0), network.tables[0].table_id, lambda: entry_frames(chain))
+    ready, stop = threading.Event(), threading.Event()
+    ports: list[int] = []
+
+    async def serve() -> None:
+        async with fake_host(host) as port:
+            ports.append(port)
+            ready.set()
+            await asyncio.to_thread(stop.wait)
+
+    server = threading.Thread(target=lambda: asyncio.run(serve()), daemon=True)
+    server.start()
+    assert ready.wait(30)
+    session = f"cfnet-watch-{os.getpid()}"
+    tmux = ["tmux", "-L", session]
+    env = {k: v for k, v in os.environ.items() if k != "TMUX"}
+    command = shlex.join([*CFNET, "watch", "--connect", f"{LOOPBACK}:{ports[0]}", "--home",
+                          str(tmp_path)])  # fmt: skip
+
+    def pane() -> str:
+        return subprocess.run(
+            [*tmux, "capture-pane", "-p", "-J", "-t", session],
+            capture_output=True, text=True, check=True, env=env,
+        ).stdout  # fmt: skip
+
+    subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", str(columns), "-y", "30",
+                    f"{command}; echo EXIT=$?; sleep 60"], check=True, env=env)  # fmt: skip
+    try:
+        wait_until(lambda: "valid: a complete game" in pane(), 60, "the verdict on the screen")
+        text = pane()
+        subprocess.run([*tmux, "send-keys", "-t", session, "q"], check=True, env=env)
+        wait_until(lambda: "EXIT=0" in pane(), 30, "the viewer to close")
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False, env=env)
+        stop.set()
+        server.join(30)
+    for s in range(seats):
+        key = fingerprint(sim_identity(7, s).public)
+        assert f"bot{s} {key}" in text, text  # on one line: a key is never cut

@@ -110,7 +110,8 @@ def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         type=seconds_type(0, 3600),
         default=look,
         metavar="SECONDS",
-        help=f"how long to look for the table on the LAN (default {look:g})",
+        help=f"how long to look for the table and to dial it again while it cannot be reached "
+        f"(default {look:g})",
     )
     parser.add_argument(
         "--host",

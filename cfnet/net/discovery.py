@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,7 +19,7 @@ from zeroconf import IPVersion, RecordUpdate, RecordUpdateListener, ServiceState
 from zeroconf._dns import DNSText  # zeroconf's TXT record class (not in its __all__)
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from cfnet.errors import LocalProtocolError
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.net.handshake import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
@@ -32,6 +32,29 @@ MAX_NAME_BYTES = 40  # a DNS label and the `host` TXT value are cut to this (fit
 RESOLVE_TIMEOUT_MS = 3000
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
+
+
+def fingerprint_text(text: str) -> str:
+    """A whole key fingerprint as typed (any case, with or without its dashes), written as
+    `fingerprint` writes it; LocalProtocolError if it is not one."""
+    bare = text.strip().replace("-", "").lower()
+    written = "-".join(bare[i : i + 4] for i in range(0, 16, 4))
+    if len(bare) != 16 or _FINGERPRINT.match(written) is None:
+        raise LocalProtocolError(
+            f"{text!r} is not a key fingerprint: give all 16 letters and digits of the host's "
+            "key as its screen shows them (four groups of four, such as abcd-efgh-ijkl-mn23)"
+        )
+    return written
+
+
+def namesakes(name: str, tables: Sequence[TableInfo], choose: str) -> str:
+    """Why a table named `name` is not chosen among `tables` of that name with different host
+    keys, and how to choose (`choose`: the options that do)."""
+    listed = "; ".join(table.where for table in tables)
+    return (
+        f"{len(tables)} tables are named {name!r}: {listed}; choose one with {choose} (a "
+        "listing is not proof: the host's key is checked when you link to it)"
+    )
 
 
 class TxtError(ValueError):
@@ -309,10 +332,27 @@ class TableBrowser(RecordUpdateListener):
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
+class _SocketTrouble(logging.Filter):
+    """zeroconf's report of a socket error (the network went down, an interface went away),
+    which it logs with a traceback, as one line in cfnet's words."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, OSError):
+            record.msg = "mDNS cannot use the network now (%s): tables are seen once it is back"
+            record.args = (describe(error),)
+            record.exc_info = record.exc_text = None
+        return True
+
+
+_SOCKET_TROUBLE = _SocketTrouble()
+
+
 class Discovery:
     """The process's one AsyncZeroconf; use `async with Discovery(interface) as d:`.
 
     `interface` is an IPv4 address to bind mDNS to (tests: "127.0.0.1"); None means all.
+    zeroconf's socket errors are logged in one line (`_SocketTrouble`), never a traceback.
     """
 
     def __init__(self, interface: str | None = None) -> None:
@@ -322,6 +362,7 @@ class Discovery:
         self._browsers: list[TableBrowser] = []
 
     async def __aenter__(self) -> Discovery:
+        logging.getLogger("zeroconf").addFilter(_SOCKET_TROUBLE)  # once: filters are a set
         interfaces: Any = [self._interface] if self._interface else None
         if interfaces is None:
             self._zc = AsyncZeroconf(ip_version=IPVersion.V4Only)

@@ -59,6 +59,10 @@ class WrongJoinCode(HandshakeError):
     """The peer's proof shows another join code than ours (the lobby host counts these)."""
 
 
+class CodeMismatch(HandshakeError):
+    """One side uses a join code and the other does not (its hello says so)."""
+
+
 def join_code_password(code: str) -> bytes:
     """CPace's password for a join code: UTF-8 of casefold(strip(NFKC(code)))."""
     text = unicodedata.normalize("NFKC", code).strip().casefold()
@@ -256,7 +260,7 @@ class Handshake:
             )
         if theirs.code != self._mine.code:
             table_has_code = theirs.code if self._initiator else self._mine.code
-            raise HandshakeError(
+            raise CodeMismatch(
                 "the table needs a join code (give it with --code)"
                 if table_has_code
                 else "a join code was given but the table uses none"

@@ -1,21 +1,26 @@
 """The joiner's side of the lobby (`net/lobby.py` is the host's): dial the table, authenticate
 (with the join code if it has one), ask for a seat, follow the roster, check the genesis the host
 signs (and where the host's mesh listens, which `start` says too), open the mesh listener,
-answer `ready` and take every seat's mesh address from `go`.
+answer `ready` and take every seat's mesh address from `go`. A joiner that could not get a
+seat for a reason that may pass (nobody answers yet, the link was cut, the host had no room)
+learns so (`Unreachable`) and dials again after `retry_delays`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
 from cfnet.net.discovery import TableInfo
+from cfnet.net.handshake import CodeMismatch
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import Addr, OnEvent, Prepare, Seating
+from cfnet.net.lobby import TABLE_STARTED, Addr, OnEvent, Prepare, Seating
 from cfnet.net.roster import (
     LOBBY_IDLE,
     LOBBY_PING,
     LobbyError,
+    NotTheTable,
     Roster,
     Say,
     Unreachable,
@@ -26,6 +31,17 @@ from cfnet.net.roster import (
 )
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.record.identity import Identity
+
+RETRY = (0.5, 8.0)  # a joiner dials again after 0.5 s, twice as long each time, at most 8 s
+
+
+def retry_delays() -> Iterator[float]:
+    """The waits before each new dial of a table that could not be joined: RETRY[0] s,
+    doubling, at most RETRY[1] s."""
+    delay = RETRY[0]
+    while True:
+        yield delay
+        delay = min(2 * delay, RETRY[1])
 
 
 def check_timeout(timeout: int, least: int) -> None:
@@ -58,26 +74,32 @@ async def join_table(
     `advertised`: what mDNS said of the table (its id, host key, rules and seats are then
     checked). `prepare` runs when the genesis arrives (it must open the mesh listener).
     `min_timeout`: refuse a table whose timeout is shorter (PERSON_MIN_TIMEOUT for a person's
-    seat). LobbyError if the host refuses us or the seating breaks down; Unreachable if no
-    table answers the handshake there (nobody listens, or a silent or foreign listener)."""
-    if advertised is not None and advertised.refusal is not None:
-        raise LobbyError(advertised.refusal)
-    if advertised is not None and advertised.timeout is not None:
-        check_timeout(advertised.timeout, min_timeout)
+    seat). Unreachable if we had no seat yet and dialling again may work (nobody answers, the
+    link was cut, the host had no room then); NotTheTable if what answers is not the table;
+    LobbyError if the table refuses us for good or the seating breaks down."""
+    where = f"{host}:{port}"
+    if advertised is not None:
+        refusal = advertised.refusal or _code_refusal(advertised.code, code, where)
+        if refusal is not None:
+            raise LobbyError(refusal)
+        if advertised.timeout is not None:
+            check_timeout(advertised.timeout, min_timeout)
     link, local_host = await connect(host, port)
     seat = _Sitting(identity, player, link, advertised, say, on_event, idle_timeout, min_timeout)
     try:
         try:
             result = await authenticate(link, identity, code, advertised)
         except LinkClosed as exc:
-            if exc.by_peer:
-                raise  # a table that refused us, saying why
-            raise Unreachable(f"no table answers at {host}:{port}: {exc.reason}") from None
+            if isinstance(exc.error, CodeMismatch):
+                raise LobbyError(_code_refusal(code is None, code, where) or exc.reason) from None
+            raise _not_seated(exc, where) from None
         seat.table_id, seat.host_key = result.table_id, result.peer_key
         async with link.pinging(ping_interval):
             genesis, mine, addresses = await seat.run(prepare, host)
         return Seating(genesis, mine, addresses, local_host)
     except LinkClosed as exc:
+        if seat.roster is None:  # no seat was ours yet
+            raise _not_seated(exc, where) from None
         raise LobbyError(f"the table closed our link: {exc.reason}") from None
     except PeerProtocolError as exc:
         await link.close(f"bad table entry: {exc.reason}")
@@ -87,6 +109,29 @@ async def join_table(
         raise
     finally:
         await link.close("leaving the lobby")
+
+
+def _code_refusal(table_has_code: bool, code: str | None, where: str) -> str | None:
+    """Why a table (at `where`) that has a join code or not cannot be joined with `code`."""
+    if table_has_code and code is None:
+        return f"the table at {where} needs a join code: give it with --code CODE"
+    if not table_has_code and code is not None:
+        return f"the table at {where} has no join code: leave out --code"
+    return None
+
+
+def _not_seated(closed: LinkClosed, where: str) -> LobbyError:
+    """What the end of our link to the table at `where`, before we had a seat, means:
+    Unreachable if dialling again may work, NotTheTable if what answered is no table, else
+    the table's refusal."""
+    said = closed.said
+    if said is None and closed.error is not None:  # its handshake failed our checks
+        return NotTheTable(f"no table answers at {where}: {closed.reason}")
+    if said is None:
+        return Unreachable(f"our link to the table at {where} broke: {closed.reason}")
+    if said.startswith(("handshake failed", "no seat taken")) or said == TABLE_STARTED:
+        return LobbyError(f"the table at {where} refused us: {said}")
+    return Unreachable(f"the table at {where} closed our link before we had a seat: {said}")
 
 
 class _Sitting:

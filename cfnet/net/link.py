@@ -5,7 +5,8 @@ it, sealed frames (`FrameCipher`, keyed by the handshake) within the link's own 
 
 Every way a link ends (a bad frame, a failed handshake, the peer's goodbye, a lost connection,
 our own close) is logged once with its reason and surfaces to readers as `LinkClosed`.
-`Admission` caps the connections a listener holds before they are authenticated.
+`Admission` caps the connections a listener holds while they are being set up: when they are
+too many, it closes the one that has got least far, the oldest of those, to let a new one in.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
@@ -21,35 +23,42 @@ from cfnet.errors import PeerProtocolError
 from cfnet.net.framing import (
     DEFAULT_LIMITS,
     HANDSHAKE_LIMITS,
+    HEADER,
     FrameCipher,
     FrameError,
     FrameLimits,
     encode_frame,
     read_frame,
 )
-from cfnet.net.handshake import Handshake, HandshakeError, HandshakeResult
+from cfnet.net.handshake import CodeMismatch, Handshake, HandshakeError, HandshakeResult
 from cfnet.record.identity import fingerprint
 
 log = logging.getLogger("cfnet.net")
 
 HANDSHAKE_TIMEOUT = 5.0
+HELLO_TIMEOUT = 2.0  # a listener closes a connection whose hello has not come this soon
 MAX_REASON = 200
-MAX_UNAUTHENTICATED = 32  # connections a listener holds before they are authenticated...
+MAX_UNAUTHENTICATED = 32  # connections a listener holds while they are set up...
 MAX_UNAUTHENTICATED_PER_ADDRESS = 16  # ...and from one source address
 ACCEPT_EXHAUSTED = "socket.accept() out of system resource"  # asyncio's words; it retries in 1 s
 
 
 class LinkClosed(ConnectionError):
     """The link is closed; `reason` says why, `error` is the peer's fault if there was one,
-    `by_peer` whether the peer closed it saying why (a `bye`)."""
+    `said` what the peer gave as its reason if it closed the link saying why (a `bye`)."""
 
     def __init__(
-        self, reason: str, error: PeerProtocolError | None = None, by_peer: bool = False
+        self, reason: str, error: PeerProtocolError | None = None, said: str | None = None
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.error = error
-        self.by_peer = by_peer
+        self.said = said
+
+    @property
+    def by_peer(self) -> bool:
+        """The peer closed the link, saying why."""
+        return self.said is not None
 
 
 class Link:
@@ -67,6 +76,7 @@ class Link:
         self._cipher: FrameCipher | None = None  # set by a successful handshake
         self._closed: LinkClosed | None = None
         self._sent_at = asyncio.get_running_loop().time()  # of the last send
+        self.heard = False  # a whole frame has come from the peer
         self.peer: HandshakeResult | None = None
         address = writer.get_extra_info("peername")
         self.label = f"{address[0]}:{address[1]}" if isinstance(address, tuple) else "?"
@@ -84,6 +94,17 @@ class Link:
     def closed(self) -> LinkClosed | None:
         """Why the link closed, or None while it is open."""
         return self._closed
+
+    def frame_waiting(self) -> bool:
+        """Whether a whole frame from the peer waits in the socket, not yet read (a peek: it
+        stays there); False if that cannot be known."""
+        sock = self._writer.get_extra_info("socket")
+        try:
+            with sock.dup() as peek:  # the transport's socket object does not receive
+                data = peek.recv(HANDSHAKE_LIMITS.max_bytes + HEADER.size, socket.MSG_PEEK)
+        except (AttributeError, OSError):
+            return False
+        return len(data) >= HEADER.size and len(data) >= HEADER.size + HEADER.unpack_from(data)[0]
 
     @property
     def write_buffer_size(self) -> int:
@@ -125,18 +146,35 @@ class Link:
         if message is None:
             await self._end("peer closed the connection", notify=False)
             raise self._closed_error()
+        self.heard = True
         if message["t"] == "bye":
             reason = str(message.get("reason"))[:MAX_REASON]
-            await self._end(f"peer said goodbye: {reason!r}", notify=False, by_peer=True)
+            await self._end(f"peer said goodbye: {reason!r}", notify=False, said=reason)
             raise self._closed_error()
         return message
 
     async def handshake(
-        self, handshake: Handshake, timeout: float = HANDSHAKE_TIMEOUT
+        self,
+        handshake: Handshake,
+        timeout: float = HANDSHAKE_TIMEOUT,
+        hello_timeout: float | None = None,
     ) -> HandshakeResult:
-        """Run `handshake` over this link; on failure the link is closed and `LinkClosed` raised."""
+        """Run `handshake` over this link, within `timeout` s (the peer's first frame within
+        `hello_timeout` s, if given); on failure the link is closed and `LinkClosed` raised."""
+        loop = asyncio.get_running_loop()
+        under_way = True
+        late: asyncio.TimerHandle | None = None
+
+        def missed(hello: asyncio.Timeout) -> None:
+            """A loop turn after the hello's deadline (so that a frame that came while the
+            loop was busy is read first): expire `hello` unless a frame came."""
+            if under_way and not self.heard:
+                hello.reschedule(loop.time())
+
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(timeout), asyncio.timeout(None) as hello:
+                if hello_timeout is not None:
+                    late = loop.call_later(hello_timeout, loop.call_soon, missed, hello)
                 for message in handshake.start():
                     await self.send(message)
                 while handshake.result is None:
@@ -147,8 +185,15 @@ class Link:
             await self._end(f"handshake failed: {exc}", error=exc)
             raise self._closed_error() from exc
         except TimeoutError:
-            await self._end(f"handshake timed out after {timeout:g} s")
+            if self.heard or hello_timeout is None:
+                await self._end(f"handshake timed out after {timeout:g} s")
+            else:
+                await self._end(f"no hello within {hello_timeout:g} s")
             raise self._closed_error() from None
+        finally:
+            under_way = False
+            if late is not None:
+                late.cancel()
         self.peer = handshake.result
         self._cipher = FrameCipher(self.peer.send_key, self.peer.receive_key)
         self.label = f"{self.label} ({fingerprint(self.peer.peer_key)})"
@@ -193,14 +238,14 @@ class Link:
         *,
         notify: bool = True,
         error: PeerProtocolError | None = None,
-        by_peer: bool = False,
+        said: str | None = None,
     ) -> None:
         if self._closed is not None:
             return
-        self._closed = LinkClosed(reason, error, by_peer)
-        log.log(
-            logging.WARNING if error else logging.INFO, "link %s closed: %s", self.label, reason
-        )
+        self._closed = LinkClosed(reason, error, said)
+        fault = error is not None and not isinstance(error, CodeMismatch)  # a mismatch: told
+        level = logging.WARNING if fault else logging.INFO
+        log.log(level, "link %s closed: %s", self.label, reason)
         if notify and not self._writer.is_closing():
             with contextlib.suppress(Exception):
                 bye = encode_frame({"t": "bye", "reason": reason[:MAX_REASON]})
@@ -212,9 +257,16 @@ class Link:
 
 
 class Admission:
-    """A listener's cap on connections not yet authenticated: at most `total` at once, and
-    `per_address` from one source address. A connection over it is closed at once, so a flood
-    of idle connections costs a bounded number of file descriptors for a bounded time."""
+    """A listener's connections being set up (accepted, not yet authenticated, or in the lobby
+    not yet seated): at most `total` at once, and `per_address` from one source address.
+
+    A new connection always gets in. When it would go over a cap, the held connection that has
+    got least far is closed to make room (of its own address if that address is at its cap,
+    else of all): one from which no whole frame has come, else one whose handshake is not
+    done, else one that is authenticated but not yet set up; the oldest of those. A peer that
+    sends its hello at once and completes its handshake is soon past every connection that
+    sends nothing or trickles its bytes, so no number of such connections, from any number of
+    addresses, keeps it out; and they cost a bounded number of file descriptors."""
 
     def __init__(
         self,
@@ -223,29 +275,55 @@ class Admission:
     ) -> None:
         self._total = total
         self._per_address = per_address
-        self._held: Counter[str] = Counter()
-
-    def refusal(self, address: str) -> str | None:
-        """Why a new connection from `address` is refused now, or None (then `hold` it)."""
-        if self._held.total() >= self._total:
-            return f"too many connections being set up ({self._total}): try again in a moment"
-        if self._held[address] >= self._per_address:
-            return (
-                f"too many connections being set up from {address} ({self._per_address}): "
-                "try again in a moment"
-            )
-        return None
+        self._held: dict[Link, str] = {}  # the address of each, oldest first
+        self._early: set[Link] = set()  # held ones whose first frame was there when they came
+        self._count: Counter[str] = Counter()
+        self._closing: set[asyncio.Task[None]] = set()
 
     @contextlib.contextmanager
-    def hold(self, address: str) -> Iterator[None]:
-        """Inside: a connection from `address` is being set up."""
-        self._held[address] += 1
+    def hold(self, link: Link, address: str) -> Iterator[None]:
+        """Inside: `link`, from `address`, is being set up (unless `release`d sooner)."""
+        self._make_room(address)
+        self._held[link] = address
+        if link.frame_waiting():
+            self._early.add(link)
+        self._count[address] += 1
         try:
             yield
         finally:
-            self._held[address] -= 1
-            if not self._held[address]:
-                del self._held[address]
+            self.release(link)
+
+    def release(self, link: Link) -> None:
+        """`link` is set up (or gone): it no longer counts."""
+        address = self._held.pop(link, None)
+        self._early.discard(link)
+        if address is not None:
+            self._count[address] -= 1
+            if not self._count[address]:
+                del self._count[address]
+
+    def _make_room(self, address: str) -> None:
+        """Close one held connection if one more from `address` would go over a cap."""
+        if self._count[address] >= self._per_address:
+            candidates = [link for link, held in self._held.items() if held == address]
+            why = f"{self._per_address} connections are being set up from {address}"
+        elif len(self._held) >= self._total:
+            candidates = list(self._held)
+            why = f"{self._total} connections are being set up"
+        else:
+            return
+        victim = min(candidates, key=self._progress)  # the first (oldest) of the least rank
+        self.release(victim)
+        task = asyncio.get_running_loop().create_task(
+            victim.close(f"{why}: the one that got least far is closed to let a new one in")
+        )
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def _progress(self, link: Link) -> int:
+        """How far a connection being set up has got: 0 nothing whole received, 1 its
+        handshake under way (its hello came, or was there when it came), 2 authenticated."""
+        return 2 if link.peer is not None else int(link.heard or link in self._early)
 
 
 def peer_host(writer: asyncio.StreamWriter) -> str:

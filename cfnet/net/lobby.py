@@ -9,10 +9,10 @@ it, notes where the host's mesh listens, opens its own mesh listener and answers
 (`ready`); the host then sends every seat's mesh address (`go`) and the lobby
 closes. Seat 0 is the host; joiners sit in the order they arrived. Both sides ping a quiet
 link and drop one on which nothing came for a while; the host holds only so many lobby
-connections at once, and from one address (`Admission`), refuses an address that gave too many
-wrong join codes lately, and the whole table for a while (longer each time) after too many wrong
-codes from anywhere. Every name the host sends is checked like a genesis name before it is
-shown.
+connections being set up at once, and from one address, closing the one that got least far to
+let a new one in (`Admission`), refuses an address that gave too many wrong join codes lately,
+and the whole table for a while (longer each time) after too many wrong codes from anywhere.
+Every name the host sends is checked like a genesis name before it is shown.
 """
 
 from __future__ import annotations
@@ -36,7 +36,14 @@ from cfnet.net.handshake import (
     Handshake,
     WrongJoinCode,
 )
-from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
+from cfnet.net.link import (
+    HELLO_TIMEOUT,
+    Admission,
+    Link,
+    LinkClosed,
+    peer_host,
+    quiet_accept_exhaustion,
+)
 from cfnet.net.roster import (
     LOBBY_IDLE,
     LOBBY_PING,
@@ -58,6 +65,7 @@ CODE_FAILURE_WINDOW = 60.0  # ...within this many seconds; then the address is r
 TABLE_CODE_FAILURES = 10  # wrong join codes (and attempts under way) at the table...
 TABLE_LOCKOUT = (30.0, 600.0)  # ...then every joiner is refused 30 s, doubling, at most 600 s
 PERSON_MIN_TIMEOUT = 20  # a table where a person sits gives each seat at least this long
+TABLE_STARTED = "the table has started: every seat is taken"
 
 Addr = tuple[str, int]
 
@@ -224,6 +232,7 @@ class HostLobby:
         on_event: OnEvent | None = None,
         ping_interval: float = LOBBY_PING,
         idle_timeout: float = LOBBY_IDLE,
+        hello_timeout: float = HELLO_TIMEOUT,
         clock: Callable[[], float] = time.monotonic,
         watchers: bool = True,
     ) -> None:
@@ -243,6 +252,7 @@ class HostLobby:
         self._on_event = on_event
         self._ping_interval = ping_interval
         self._idle_timeout = idle_timeout
+        self._hello_timeout = hello_timeout
         self._guesses = _Guesses(
             MAX_CODE_FAILURES, CODE_FAILURE_WINDOW, TABLE_CODE_FAILURES, TABLE_LOCKOUT, clock
         )
@@ -362,17 +372,12 @@ class HostLobby:
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         link, host = Link(reader, writer), peer_host(writer)
-        refusal = self._admission.refusal(host)  # seated joiners count too: at most 7
-        if refusal is not None:
-            await link.close(refusal)
-            return
-        with self._admission.hold(host):
-            await self._serve(link, writer.get_extra_info("peername"))
+        with self._admission.hold(link, host):  # until seated or watching
+            await self._serve(link, host)
 
-    async def _serve(self, link: Link, peer: Any) -> None:
-        host = peer[0] if isinstance(peer, tuple) else "?"
+    async def _serve(self, link: Link, host: str) -> None:
         if self._started and not self.watchers.enabled:
-            await link.close("the table has started: every seat is taken")
+            await link.close(TABLE_STARTED)
             return
         refusal = self._guesses.refusal(host) if self._code is not None else None
         if refusal is not None:
@@ -383,7 +388,7 @@ class HostLobby:
         )
         with self._guesses.attempt(host):
             try:
-                result = await link.handshake(handshake)
+                result = await link.handshake(handshake, hello_timeout=self._hello_timeout)
             except LinkClosed as closed:
                 if isinstance(closed.error, WrongJoinCode):
                     for line in self._guesses.failed(host):
@@ -392,12 +397,14 @@ class HostLobby:
         try:
             message = await receive(link, SIT_TIMEOUT, "the joiner")
             if message["t"] == "watch":  # a spectator (net/watch.py)
+                self._admission.release(link)  # at most MAX_WATCHERS are served
                 await self.watchers.serve(link, result.peer_key, message)
                 return
             player = self._check_sit(message, result.peer_key)
         except (LinkClosed, LobbyError) as exc:
             await link.close(f"no seat taken: {exc}")
             return
+        self._admission.release(link)  # seated: at most one per seat
         joiner = _Joiner(player, result.peer_key, link, host)
         self._joiners.append(joiner)
         seat = len(self._joiners)

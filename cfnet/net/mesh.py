@@ -3,10 +3,11 @@
 Every peer links to every other one: of each pair, the peer with the smaller key dials and
 keeps redialling (with backoff) while the link is down; the other dials too once the link has
 been down for twice the longest redial delay (it may know an address the dialler lacks). A
-listener accepts any other seat (at most a few unauthenticated connections at once,
-`Admission`); of two links of a pair the one the smaller key dialled is kept, so two links
-never fight. Our own entries are `post`ed to every link; a received entry that the table layer
-takes (appended, or held until its predecessors arrive) is echoed on to every other link
+listener accepts any other seat (at most a few connections being set up at once: the one that
+got least far makes room for a new one, `Admission`); of two links of a pair the one the
+smaller key dialled is kept, so two links never fight. Our own entries are `post`ed to every
+link; a received entry that the table layer takes (appended, or held until its predecessors
+arrive) is echoed on to every other link
 (before what the table layer posts in answer to it) once: echoes are deduplicated by hash, but
 every copy received goes to the table layer, which ignores what it holds (a copy may be the
 only way back for an entry it took ahead of its chain and then let go). So a broken link does
@@ -35,7 +36,14 @@ from typing import Any, Protocol
 
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import Handshake
-from cfnet.net.link import Admission, Link, LinkClosed, peer_host, quiet_accept_exhaustion
+from cfnet.net.link import (
+    HELLO_TIMEOUT,
+    Admission,
+    Link,
+    LinkClosed,
+    peer_host,
+    quiet_accept_exhaustion,
+)
 from cfnet.record.entry import entry_hash
 from cfnet.record.identity import Identity, fingerprint
 
@@ -368,15 +376,14 @@ class Mesh:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         link = Link(reader, writer)
-        address = peer_host(writer)
-        refusal = "peer leaving the mesh" if self._closing else self._admission.refusal(address)
-        if refusal is not None:
-            await link.close(refusal)
+        if self._closing:
+            await link.close("peer leaving the mesh")
             return
-        with self._admission.hold(address):
+        with self._admission.hold(link, peer_host(writer)):
             self._unauthenticated.add(link)
             try:
-                result = await link.handshake(self._handshake(initiator=False, accept=self._peers))
+                handshake = self._handshake(initiator=False, accept=self._peers)
+                result = await link.handshake(handshake, hello_timeout=HELLO_TIMEOUT)
             except LinkClosed:
                 return
             finally:

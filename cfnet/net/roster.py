@@ -5,6 +5,9 @@ carries."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +32,13 @@ class LobbyError(LocalProtocolError):
 
 
 class Unreachable(LobbyError):
-    """Nobody answers at the table's address, or not with the key the table advertised."""
+    """The table could not be reached now: nobody answers at its address, or our link to it
+    was cut or closed before we had a seat for want of room; dialling again may work."""
+
+
+class NotTheTable(LobbyError):
+    """What answers at the table's address is not the table (another key than the one
+    advertised, or no handshake of a table): dialling it again is of no use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,22 +108,35 @@ async def receive(link: Link, idle: float, who: str) -> dict[str, Any]:
 
 async def connect(host: str, port: int) -> tuple[Link, str]:
     """A link to the table's host at `host:port` and our address on it; Unreachable if
-    nobody answers there."""
+    nobody answers there (saying why in cfnet's words)."""
     try:
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port), CONNECT_TIMEOUT
-        )
-    except (OSError, TimeoutError) as exc:
-        raise Unreachable(f"cannot reach the table at {host}:{port}: {exc}") from None
+        async with asyncio.timeout(CONNECT_TIMEOUT):
+            reader, writer = await asyncio.open_connection(host, port)
+    except TimeoutError:
+        why = f"no answer within {CONNECT_TIMEOUT:g} s"
+        raise Unreachable(f"cannot reach the table at {host}:{port}: {why}") from None
+    except OSError as exc:
+        raise Unreachable(f"cannot reach the table at {host}:{port}: {_why(exc)}") from None
     return Link(reader, writer), str(writer.get_extra_info("sockname")[0])
+
+
+def _why(error: OSError) -> str:
+    """Why a connection could not be made, in a few words (no errno, no library text)."""
+    if isinstance(error, socket.gaierror):
+        return "that host name is not known here"
+    if error.errno == errno.ECONNREFUSED:
+        return "nothing listens there (connection refused)"
+    if error.errno is not None and error.errno > 0:
+        return os.strerror(error.errno)[:1].lower() + os.strerror(error.errno)[1:]
+    return "the connection failed"
 
 
 async def authenticate(
     link: Link, identity: Identity, code: str | None, advertised: TableInfo | None
 ) -> HandshakeResult:
     """Run the handshake with the table's host (with the join `code`); `advertised`: what
-    mDNS said of the table (its id and host key are checked: Unreachable if the key is
-    another). LinkClosed if the handshake fails (`by_peer`: the host refused us, saying why)."""
+    mDNS said of the table (its id and host key are checked: NotTheTable if the key is
+    another). LinkClosed if the handshake fails (`said`: the host refused us, saying why)."""
     handshake = Handshake(
         identity,
         initiator=True,
@@ -123,7 +145,7 @@ async def authenticate(
     )
     result = await link.handshake(handshake)
     if advertised is not None and fingerprint(result.peer_key) != advertised.fingerprint:
-        raise Unreachable(
+        raise NotTheTable(
             f"the host's key is {fingerprint(result.peer_key)}, "
             f"the table advertised {advertised.fingerprint}"
         )

@@ -7,6 +7,10 @@ genesis, each new entry as the host's table appends it, and `done` once the game
 watcher sends nothing but pings: any other message closes its link, so a watcher can post
 nothing (and no seat links to it: the mesh takes only the seats' keys). Each watcher has its
 own bounded queue: a slow watcher is dropped, never waited for.
+
+The watcher knows whom it watches: the host's handshake key must be seat 0's key in the table
+entry the host sends (and the fingerprint the person pinned, if any), and what it has read but
+not yet checked is bounded in bytes: past that it stops reading until the checks catch up.
 """
 
 from __future__ import annotations
@@ -14,14 +18,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from cfnet.errors import PeerProtocolError
 from cfnet.net.discovery import TableInfo
 from cfnet.net.framing import encode_frame, entry_frame
+from cfnet.net.handshake import HandshakeResult
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.mesh import EntryStore
+from cfnet.net.mesh import MAX_QUEUED_BYTES, EntryStore
 from cfnet.net.roster import (
     LOBBY_IDLE,
     LOBBY_PING,
@@ -32,8 +39,8 @@ from cfnet.net.roster import (
     parse_roster,
     receive,
 )
+from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.wire import check_display_name
-from cfnet.record.entry import MalformedEntry, decode_entry
 from cfnet.record.identity import Identity, fingerprint
 
 log = logging.getLogger("cfnet.net")
@@ -42,6 +49,7 @@ MAX_WATCHERS = 8  # per table: each holds a connection to the host
 MAX_WATCH_QUEUE = 4096  # frames queued for one watcher before it is dropped as too slow
 NO_WATCHERS = "this table takes no watchers"
 FINISH_GRACE = 5.0  # at the end, how long the host waits for its frames to reach the watchers
+MAX_UNCHECKED = MAX_QUEUED_BYTES  # entry bytes a watcher holds read but not yet checked
 
 
 @dataclass(eq=False)
@@ -189,20 +197,29 @@ async def watch_table(
     *,
     code: str | None = None,
     advertised: TableInfo | None = None,
+    pinned: str | None = None,
     say: Say = print,
     ping_interval: float = LOBBY_PING,
     idle_timeout: float = LOBBY_IDLE,
 ) -> bytes:
     """Watch the table hosted at `host:port` until its host says the game is over: `on_entry`
-    gets each entry's wire bytes in log order, from the genesis. Returns the table id; raises
-    LobbyError if the host refuses us or the link breaks before the end."""
+    gets each entry's wire bytes in log order, from the genesis. `pinned`: the fingerprint the
+    host's key must have. Returns the table id; raises LobbyError if the host refuses us, is
+    not whom we pinned, is not seat 0 of the table it sends, or the link breaks before the
+    end."""
     if advertised is not None and advertised.refusal is not None:
         raise LobbyError(advertised.refusal)
     link, _ = await connect(host, port)
     try:
         result = await authenticate(link, identity, code, advertised)
+        key = fingerprint(result.peer_key)
+        if pinned is not None and key != pinned:
+            raise LobbyError(
+                f"the host at {host}:{port} has the key {key}, not {pinned} (--fingerprint): "
+                "it is not the host you named; nothing was watched"
+            )
         await link.send({"t": "watch", "name": name})
-        return await _follow(link, result.table_id, on_entry, say, ping_interval, idle_timeout)
+        return await _follow(link, result, on_entry, say, ping_interval, idle_timeout)
     except LinkClosed as exc:
         raise LobbyError(f"the table closed our link: {exc.reason}") from None
     except LobbyError as exc:
@@ -212,28 +229,86 @@ async def watch_table(
         await link.close("leaving")
 
 
+class _Unchecked:
+    """Entries read from the host and not yet checked: at most MAX_UNCHECKED bytes of them
+    (one entry, however large, when none is held). `put` waits for room, so a host that sends
+    faster than the checks go is read no faster than they go; None ends the chain. After
+    `close` (the checks stopped), `put` drops what it is given."""
+
+    def __init__(self) -> None:
+        self._wires: deque[bytes | None] = deque()
+        self._bytes = 0
+        self._room = asyncio.Event()
+        self._some = asyncio.Event()
+        self._closed = False
+
+    async def put(self, wire: bytes | None) -> None:
+        size = 0 if wire is None else len(wire)
+        while not self._closed and self._wires and self._bytes + size > MAX_UNCHECKED:
+            self._room.clear()
+            await self._room.wait()
+        if not self._closed:
+            self._wires.append(wire)
+            self._bytes += size
+            self._some.set()
+
+    async def get(self) -> bytes | None:
+        while not self._wires:
+            self._some.clear()
+            await self._some.wait()
+        wire = self._wires.popleft()
+        self._bytes -= 0 if wire is None else len(wire)
+        self._room.set()
+        return wire
+
+    def close(self) -> None:
+        self._closed = True
+        self._room.set()
+
+
+def check_host(wire: bytes, result: HandshakeResult) -> None:
+    """The host's first entry must be the table entry of the handshake's table, with the
+    host's key in seat 0; LobbyError saying what is wrong otherwise."""
+    try:
+        entry, _, _, _, seats = parse_genesis(wire)
+    except PeerProtocolError as error:
+        raise LobbyError(
+            f"the host's first entry is not a valid table entry: {error.reason}"
+        ) from None
+    if entry.table_id != result.table_id:
+        raise LobbyError("the host sent the chain of another table than its own")
+    if seats[0].key != result.peer_key:
+        raise LobbyError(
+            f"the host has the key {fingerprint(result.peer_key)}, but seat 0 ({seats[0].name}) "
+            f"of the table it sent has the key {fingerprint(seats[0].key)}: it is not that "
+            "table's host, and nothing it sends is shown"
+        )
+
+
 async def _follow(
     link: Link,
-    table_id: bytes,
+    result: HandshakeResult,
     on_entry: Callable[[bytes], None],
     say: Say,
     ping_interval: float,
     idle_timeout: float,
 ) -> bytes:
     """Read the host's messages until `done`. Entries are checked in a task of their own, so
-    that reading (and our pings) keep up with the host however long the checks take."""
-    wires: asyncio.Queue[bytes | None] = asyncio.Queue()
+    that our pings go on however long the checks take; reading runs ahead of the checks by at
+    most MAX_UNCHECKED bytes (`_Unchecked`), then waits for them."""
+    wires = _Unchecked()
 
     async def check() -> None:
         first = True
         while (wire := await wires.get()) is not None:
-            if first and _table_of(wire) != table_id:
-                raise LobbyError("the host sent the chain of another table than its own")
-            first = False
+            if first:
+                check_host(wire, result)
+                first = False
             on_entry(wire)
             await asyncio.sleep(0)  # let the reader and the pings run between entries
 
     checker = asyncio.create_task(check())
+    checker.add_done_callback(lambda _: wires.close())
     shown: list[str] = []
     try:
         async with link.pinging(ping_interval):
@@ -241,7 +316,7 @@ async def _follow(
                 message = await receive(link, idle_timeout, "the host")
                 kind = message["t"]
                 if kind == "entry" and isinstance(message.get("wire"), bytes):
-                    wires.put_nowait(message["wire"])
+                    await wires.put(message["wire"])
                 elif kind == "seats":
                     lines = parse_roster(message).lines()
                     if lines != shown:
@@ -249,20 +324,12 @@ async def _follow(
                         for line in lines:
                             say(line)
                 elif kind == "done":
-                    wires.put_nowait(None)
+                    await wires.put(None)
                     break
                 else:
                     raise LobbyError(f"unexpected message {kind!r} to a watcher")
         await checker  # raises what the checks found, if anything
-        return table_id
+        return result.table_id
     finally:
         checker.cancel()
         await asyncio.gather(checker, return_exceptions=True)
-
-
-def _table_of(wire: bytes) -> bytes:
-    """The table id of an entry's wire bytes (b"" if it is malformed)."""
-    try:
-        return decode_entry(wire).table_id
-    except MalformedEntry:
-        return b""

@@ -49,8 +49,9 @@ class HostConfig:
 @dataclass(frozen=True, slots=True)
 class JoinConfig:
     """`cfnet join` / `cfnet bot`: the table by name (looked for on the LAN for `wait` s; of
-    namesakes the one at `host` or whose key starts with `fingerprint`) or at `connect`;
-    its join code."""
+    namesakes the one at `host` or whose key starts with `fingerprint`) or at `connect` (a
+    table that cannot be reached is dialled again until `wait` s have passed); its join
+    code."""
 
     peer: PeerConfig
     table: str | None = None

@@ -4,16 +4,17 @@ in the browser, at an address, or by name on the LAN) and play it."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from cfnet.disk.store import list_tables, load_identity, prepare_home
 from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError
-from cfnet.net.discovery import Discovery, TableInfo
-from cfnet.net.joining import join_table
+from cfnet.net.discovery import Discovery, TableInfo, namesakes
+from cfnet.net.joining import join_table, retry_delays
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating
-from cfnet.net.roster import LobbyError, Unreachable
+from cfnet.net.roster import LobbyError, NotTheTable, Say, Unreachable
 from cfnet.record.identity import Identity
 from cfnet.seat.config import JoinConfig
 from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup
@@ -53,29 +54,64 @@ async def join(
     peer = config.peer
     seat = Seat(peer, home, identity, peer.interface or ANY, front, entropy)
     player = player_name(peer, identity)
+
+    def sit(host: str, port: int, advertised: TableInfo | None) -> Awaitable[Seating]:
+        return join_table(
+            identity,
+            player,
+            host,
+            port,
+            seat.prepare,
+            code=config.code,
+            advertised=advertised,
+            say=front.say,
+            on_event=front.lobby,
+            min_timeout=_least_timeout(config),
+        )
+
     try:
-        if found is not None or config.connect is not None:
-            address, port = (found.address, found.port) if found else config.connect or ("", 0)
-            sitting = join_table(
-                identity,
-                player,
-                address,
-                port,
-                seat.prepare,
-                code=config.code,
-                advertised=found,
-                say=front.say,
-                on_event=front.lobby,
-                min_timeout=_least_timeout(config),
-            )
+        if found is not None:
+            sitting = _dial(config.wait, lambda: sit(found.address, found.port, found), front.say)
+        elif config.connect is not None:
+            host, port = config.connect
+            sitting = _dial(config.wait, lambda: sit(host, port, None), front.say)
         else:
             assert config.table is not None
-            sitting = _join_by_name(config, config.table, home, identity, player, seat, front)
+            sitting = _join_by_name(config, config.table, home, sit, front.say)
         seating = await front.seat(sitting, None, identity.public)
     except BaseException:
         await seat.abandon()
         raise
     return await run_game(seat.seated(seating), front)
+
+
+Sit = Callable[[str, int, TableInfo | None], Awaitable[Seating]]
+"""Join the table at (host, port), as advertised (or not): `join_table` with our seat."""
+
+
+async def _dial(wait: float, sit: Callable[[], Awaitable[Seating]], say: Say) -> Seating:
+    """`sit()`, and again after each Unreachable (saying so) with growing waits
+    (`retry_delays`), until `wait` s have passed; then LobbyError saying how often we tried."""
+    until = time.monotonic() + wait
+    delays = retry_delays()
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            return await sit()
+        except Unreachable as exc:
+            left = until - time.monotonic()
+            if left <= 0:
+                raise LobbyError(
+                    f"{exc}; dialled {_times(tries)} in {wait:g} s (--wait SECONDS dials longer)"
+                ) from None
+            delay = min(next(delays), left)
+            say(f"{exc}; dialling again in {delay:.1f} s")
+            await asyncio.sleep(delay)
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
 def _least_timeout(config: JoinConfig) -> int:
@@ -97,74 +133,77 @@ def _chosen(config: JoinConfig, name: str) -> Callable[[TableInfo], bool]:
     return chosen
 
 
-async def _join_by_name(
-    config: JoinConfig,
-    name: str,
-    home: Path,
-    identity: Identity,
-    player: str,
-    seat: Seat,
-    front: Front,
-) -> Seating:
-    """Find the table by mDNS (for --wait s) and join it. Tables of that name with different
-    host keys are not guessed between: LobbyError lists them (choose with --host or
-    --fingerprint). A listing that does not answer as a table (a stale record, a fake) is
-    skipped while others are looked for."""
-    until = time.monotonic() + config.wait
-    tried: dict[tuple[bytes, str, int], str] = {}  # listing -> why it failed
-    chosen = _chosen(config, name)
-    say = front.say
+Listing = tuple[bytes, str, int]  # a table's id and where it was listed
 
-    def joinable(table: TableInfo) -> bool:
-        listing = (table.table_id, table.address, table.port)
-        return chosen(table) and table.free > 0 and table.refusal is None and listing not in tried
+
+def _listing(table: TableInfo) -> Listing:
+    return table.table_id, table.address, table.port
+
+
+async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say: Say) -> Seating:
+    """Find the table by mDNS and join it, for --wait s. Tables of that name with different
+    host keys are not guessed between: LobbyError lists them (choose with --host or
+    --fingerprint). A listing that does not answer as the table (a fake) is given up; one
+    that cannot be reached now is dialled again with growing waits (`retry_delays`), listings
+    not tried yet first."""
+    until = time.monotonic() + config.wait
+    given_up: set[Listing] = set()  # what answers there is not the table
+    again: dict[Listing, tuple[float, Iterator[float]]] = {}  # when to dial again, the waits
+    why: dict[Listing, str] = {}  # why each listing tried could not be joined
+    chosen = _chosen(config, name)
+
+    def candidate(table: TableInfo) -> bool:
+        return (
+            chosen(table)
+            and table.free > 0
+            and table.refusal is None
+            and _listing(table) not in given_up
+        )
+
+    def next_dial(table: TableInfo) -> float:
+        return again[_listing(table)][0] if _listing(table) in again else -math.inf
+
+    def due(table: TableInfo) -> bool:
+        return candidate(table) and next_dial(table) <= time.monotonic()
 
     async with Discovery(config.peer.interface) as discovery:
         browser = discovery.browse()
         say(f"looking for table {name!r} on the LAN...")
-        while True:
+        settled = False
+        while (now := time.monotonic()) < until:
+            wake = min([until] + [at for at, _ in again.values() if at > now])
             try:
-                await browser.wait_for(joinable, max(0.0, until - time.monotonic()))
+                await browser.wait_for(due, wake - now)
             except TimeoutError:
-                seen = browser.tables.values()
-                raise LobbyError(_not_found(config, name, home, seen, tried)) from None
-            if len(tried) == 0:  # namesakes may still be resolving: give them a moment
+                continue  # a listing is due again, or the time is up
+            if not settled:  # namesakes may still be resolving: give them a moment
                 await asyncio.sleep(min(SAME_NAME_SETTLE, max(0.0, until - time.monotonic())))
-            candidates = sorted(
-                (t for t in browser.tables.values() if joinable(t)),
-                key=lambda t: (t.address, t.port),
-            )
+                settled = True
+            candidates = [t for t in browser.tables.values() if candidate(t)]
             if len({t.fingerprint for t in candidates}) > 1:
-                raise LobbyError(_namesakes(name, candidates))
-            if not candidates:  # withdrawn meanwhile
-                continue
-            info = candidates[0]
-            say(f"found table {name!r} at {info.where}, timeout {info.timeout_text}")
-            try:
-                return await join_table(
-                    identity,
-                    player,
-                    info.address,
-                    info.port,
-                    seat.prepare,
-                    code=config.code,
-                    advertised=info,
-                    say=say,
-                    on_event=front.lobby,
-                    min_timeout=_least_timeout(config),
+                raise LobbyError(
+                    namesakes(name, candidates, "--host ADDR:PORT or --fingerprint KEY")
                 )
-            except Unreachable as exc:
-                tried[(info.table_id, info.address, info.port)] = str(exc)
+            ready = sorted(filter(due, candidates), key=lambda t: (next_dial(t), t.where))
+            if not ready:  # withdrawn meanwhile
+                continue
+            info = ready[0]
+            listing = _listing(info)
+            if listing not in again:
+                say(f"found table {name!r} at {info.where}, timeout {info.timeout_text}")
+            try:
+                return await sit(info.address, info.port, info)
+            except NotTheTable as exc:
+                given_up.add(listing)
+                why[listing] = str(exc)
                 say(f"{exc}; looking further")
-
-
-def _namesakes(name: str, tables: list[TableInfo]) -> str:
-    """Why `cfnet join NAME` does not choose between `tables` of that name, and how to."""
-    listed = "; ".join(table.where for table in tables)
-    return (
-        f"{len(tables)} tables are named {name!r}: {listed}; choose one with --host ADDR:PORT "
-        "or --fingerprint KEY (a listing is not proof: the host's key is checked when you join)"
-    )
+            except Unreachable as exc:
+                delays = again[listing][1] if listing in again else retry_delays()
+                delay = next(delays)
+                again[listing] = (time.monotonic() + delay, delays)
+                why[listing] = str(exc)
+                say(f"{exc}; dialling it again in {delay:.1f} s")
+    raise LobbyError(_not_found(config, name, home, browser.tables.values(), why))
 
 
 def _not_found(
@@ -172,7 +211,7 @@ def _not_found(
     name: str,
     home: Path,
     seen: Iterable[TableInfo],
-    tried: Mapping[tuple[bytes, str, int], str],
+    tried: Mapping[Listing, str],
 ) -> str:
     """Why no table `name` could be joined within --wait s, and what to do instead."""
     seen = sorted(seen, key=lambda t: (t.name.casefold(), t.address, t.port))

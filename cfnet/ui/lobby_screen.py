@@ -77,11 +77,11 @@ class LobbyScreen(Page):
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         if task.cancelled() or (self.left and task.exception() is not None):
-            raise LeftTable(
-                "you gave up the table before it started"
-                if self._hosting()
-                else "you left the table before it started"
-            )
+            if self._hosting():
+                raise LeftTable("you gave up the table before it started")
+            if not self.seats:  # no roster came: no seat was ours
+                raise LeftTable("you stopped before taking a seat: nothing was joined")
+            raise LeftTable("you left the table before it started")
         return task.result()
 
     def roster(self, names: list[tuple[str, bytes]], seats: int) -> None:

@@ -1,10 +1,12 @@
 """What `cfnet watch` runs: a chain that grows (from a host, or from a log file being written)
 judged entry by entry by the observer table `cfnet verify` uses, shown as it comes.
 
-`Spectator` takes entries' wire bytes in log order and prints plain lines (moves as they
-come, each round's end with the hands revealed), then the final board and `cfnet verify`'s
-report; `LogFollower` reads what a log file gained since the last look, starting again where a
-rewrite after an abort changed it.
+`Spectator` takes entries' wire bytes in log order and prints plain lines (every seat's key
+first, then moves as they come, each round's end with the hands revealed), then the final
+board and `cfnet verify`'s report. After an abort that supersedes entries it shows only the
+final chain: a round scored in what was dropped no longer counts, and the report is what
+`cfnet verify` says of the log as it now stands. `LogFollower` reads what a log file gained
+since the last look, starting again where a rewrite after an abort changed it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.text import escaped, render_board
 from cfnet.protocol.table import MAX_ABORT_ENTRY
+from cfnet.protocol.verify import audited_rounds
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
+from cfnet.record.identity import fingerprint
 from cfnet.record.logfile import (
     MAGIC,
     RECORD_HEADER_BYTES,
@@ -36,14 +40,18 @@ class WatchError(LocalProtocolError):
 
 
 class Spectator:
-    """A chain judged as it grows; `say` gets plain lines (None: quiet, for the viewer)."""
+    """A chain judged as it grows; `say` gets plain lines (None: quiet, for the viewer).
+    `on_timeline` is told when an abort that dropped a scored round made `timeline` a new one
+    (the final chain judged again)."""
 
     def __init__(self, say: Say | None = None, table_id: bytes | None = None) -> None:
         self.timeline: Timeline | None = None
+        self.on_timeline: Callable[[Timeline], None] = lambda _: None
         self._say = say
         self._table_id = table_id
-        self._shown = 0
-        self._scored = 0
+        self._shown = 0  # positions printed
+        self._scored = 0  # rounds printed
+        self._scored_at: list[int] = []  # the seq of the entry that scored each round
 
     @property
     def finished(self) -> bool:
@@ -69,16 +77,65 @@ class Spectator:
             except PeerProtocolError as error:
                 reason = escaped(error.reason)  # it may quote the entry
                 raise WatchError(f"entry 0 is not a valid table: {reason}") from None
-            self._line(self._header())
+            for line in self._header():
+                self._line(line)
             return
+        held, scored = len(timeline.table.entries), len(timeline.rounds)
         timeline.take(entry)
+        chain = timeline.table.entries
+        self._note_scored(timeline, entry.seq)
+        if len(chain) <= held and chain[-1].wire == entry.wire:  # it superseded the rest
+            self._superseded(entry.seq, scored)
         self._show()
 
-    def _header(self) -> str:
+    def _note_scored(self, timeline: Timeline, seq: int) -> None:
+        """The rounds `timeline` scored since the last look were scored by entry `seq`."""
+        self._scored_at += [seq] * (len(timeline.rounds) - len(self._scored_at))
+
+    def _superseded(self, seq: int, scored: int) -> None:
+        """An abort replaced the chain from entry `seq` on (`scored`: the rounds scored before
+        it came). A round scored in what it dropped no longer counts: the final chain is
+        judged again from its table entry, as `cfnet verify` will judge the log."""
+        dropped = [n for n, at in enumerate(self._scored_at[:scored]) if at >= seq]
+        if dropped:
+            assert self.timeline is not None
+            rounds = self.timeline.rounds
+            for n in dropped:
+                self._line(
+                    f"\n== an abort replaced the chain from entry {seq} on: the result of round "
+                    f"{rounds[n].round_number} shown above does not count"
+                )
+            self._rebuild()
+        timeline = self.timeline
+        assert timeline is not None
+        self._shown = sum(position.seq < seq for position in timeline.positions)
+        self._scored = sum(at < seq for at in self._scored_at)
+
+    def _rebuild(self) -> None:
+        """Judge the chain as it now stands again, from its table entry, in a new timeline."""
+        assert self.timeline is not None
+        chain = list(self.timeline.table.entries)
+        fresh = Timeline(chain[0].wire, audited_rounds(chain))  # their hop proofs were checked
+        self._scored_at = []
+        for entry in chain[1:]:
+            fresh.take(entry)
+            self._note_scored(fresh, entry.seq)
+        self.timeline = fresh
+        self.on_timeline(fresh)
+
+    def _header(self) -> list[str]:
+        """The table, its rules, and every seat with its player's key (to compare with what
+        each player's own screen shows)."""
         assert self.timeline is not None
         table = self.timeline.table
-        names = ", ".join(f"seat {s} ({name})" for s, name in enumerate(self.timeline.names))
-        return f"table {table.name!r}: {names}; {table.options.describe()}"
+        names = self.timeline.names  # escaped: a peer chose them
+        lines = [
+            f"table {escaped(table.name)!r}: {table.options.describe()}; the seats and their keys:"
+        ]
+        for seat, info in enumerate(table.seats):
+            host = " (the host)" if seat == 0 else ""
+            lines.append(f"  seat {seat}: {names[seat]} {fingerprint(info.key)}{host}")
+        return lines
 
     def _line(self, text: str) -> None:
         if self._say is not None:

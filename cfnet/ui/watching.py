@@ -1,10 +1,12 @@
 """Watching a table's game live in the viewer: the table browser's "watch" and `cfnet watch`
 on a terminal. The chain comes from a source (the table's host, or a log file being written)
-into a `Spectator`; the viewer follows it and says, at the end, what `cfnet verify` would."""
+into a `Spectator`; the viewer follows it, shows every seat's key under the board, and says,
+at the end, what `cfnet verify` would."""
 
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from collections.abc import Coroutine
 from typing import Any
 
@@ -13,9 +15,11 @@ from prompt_toolkit.output import Output
 
 from cfnet.net.discovery import TableInfo
 from cfnet.net.watch import watch_table
-from cfnet.record.identity import Identity
+from cfnet.record.identity import Identity, fingerprint
+from cfnet.review.timeline import Timeline
 from cfnet.ui.report import verdict_line
 from cfnet.ui.spectate import Spectator
+from cfnet.ui.styles import Line
 from cfnet.ui.viewer import Viewer
 
 
@@ -71,15 +75,34 @@ async def _view(
         await task  # raises what stopped it
         raise OSError("the game ended before its table entry came")
     timeline = spectator.timeline
-    viewer = Viewer(
+    viewer = _Watching(
         timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
     )
     viewer.status = "live: every entry is checked as it comes"
 
-    def ended(done: asyncio.Task[object]) -> None:
-        error = None if done.cancelled() else done.exception()
-        viewer.status = verdict_line(timeline.verdict()) if error is None else f"link lost: {error}"
+    def rebuilt(fresh: Timeline) -> None:  # an abort dropped a scored round: the final chain
+        viewer.timeline = fresh
         viewer.app.invalidate()
 
+    def ended(done: asyncio.Task[object]) -> None:
+        error = None if done.cancelled() else done.exception()
+        verdict = verdict_line(viewer.timeline.verdict())
+        viewer.status = verdict if error is None else f"link lost: {error}"
+        viewer.app.invalidate()
+
+    spectator.on_timeline = rebuilt
     task.add_done_callback(ended)
     return await viewer.run()
+
+
+class _Watching(Viewer):
+    """The viewer of a game watched live: under the board, the link's state (the verdict at
+    the end), then every seat's player and key fingerprint, seat 0 the host's, wrapped to the
+    terminal between two keys, never inside one."""
+
+    def _footer(self) -> Line:
+        seats = self.timeline.table.seats
+        keys = [f"{seat.name}\N{NO-BREAK SPACE}{fingerprint(seat.key)}" for seat in seats]
+        width = max(20, self.app.output.get_size().columns - 1)
+        text = textwrap.fill("keys: " + "  ".join(keys), width, break_long_words=False)
+        return [*super()._footer(), ("", "\n"), ("class:info", text)]

@@ -6,7 +6,6 @@ identical verified logs and nobody blamed."""
 from __future__ import annotations
 
 import asyncio
-import re
 import resource
 import subprocess
 import threading
@@ -17,6 +16,7 @@ from lan_helpers import (
     LOOPBACK,
     Peer,
     cfnet_verify,
+    lobby_port,
     same_logs,
     table_peers,
     wait_all,
@@ -97,11 +97,6 @@ class Flood:
             await asyncio.sleep(0.05)
 
 
-def _lobby_port(host: Peer) -> int:
-    match = re.search(r"open on 127\.0\.0\.1:(\d+)", host.output())
-    return int(match.group(1)) if match else 0
-
-
 def test_idle_connection_floods_neither_stop_nor_frame_a_seat(tmp_path: Path) -> None:
     peers = table_peers(tmp_path, "flood", seats=3, rounds=2, timeout=20)
     host, victim = (LimitedPeer(p.home, p.args) for p in peers[:2])
@@ -109,8 +104,8 @@ def test_idle_connection_floods_neither_stop_nor_frame_a_seat(tmp_path: Path) ->
     floods: list[Flood] = []
     try:
         host.start()
-        wait_until(lambda: _lobby_port(host) > 0, what="the lobby open")
-        lobby = Flood(_lobby_port(host), again=False).start()
+        wait_until(lambda: lobby_port(host) > 0, what="the lobby open")
+        lobby = Flood(lobby_port(host), again=False).start()
         floods.append(lobby)
         wait_until(lambda: lobby.done, timeout=120, what="the host closing every idle connection")
         assert lobby.closed_by_peer == CONNECTIONS, (lobby.opened, lobby.closed_by_peer)

@@ -6,40 +6,14 @@ log, blaming the last seat, and `verify` agrees."""
 
 from __future__ import annotations
 
-import hashlib
-import os
-
-import nacl.bindings as sodium
-
+from adversary.forged import second_signature
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.testing import sim_identity, start_tables
 from cfnet.protocol.verify import verify_entries
 from cfnet.protocol.wire import EQUIVOCATION
-from cfnet.record.codec import encode_canonical
-from cfnet.record.entry import SIGN_DOMAIN, Entry, decode_entry
-from cfnet.record.identity import Identity
+from cfnet.record.entry import Entry
 
 SEED, PLAYERS = 3, 3
-
-
-def second_signature(identity: Identity, entry: Entry) -> Entry:
-    """`entry` with another valid Ed25519 signature (RFC 8032 with a random nonce)."""
-    digest = hashlib.sha512(identity.seed).digest()
-    a = bytearray(digest[:32])
-    a[0] &= 248
-    a[31] &= 127
-    a[31] |= 64
-    scalar = sodium.crypto_core_ed25519_scalar_reduce(bytes(a) + bytes(32))
-    r = sodium.crypto_core_ed25519_scalar_reduce(os.urandom(64))
-    big_r = sodium.crypto_scalarmult_ed25519_base_noclamp(r)
-    message = SIGN_DOMAIN + entry.signed
-    k = sodium.crypto_core_ed25519_scalar_reduce(
-        hashlib.sha512(big_r + identity.public + message).digest()
-    )
-    s = sodium.crypto_core_ed25519_scalar_add(r, sodium.crypto_core_ed25519_scalar_mul(k, scalar))
-    other = decode_entry(encode_canonical([entry.signed, big_r + s]))
-    assert other.verify(identity.public) and other.wire != entry.wire
-    return other
 
 
 def test_two_last_certificates_become_one_equivocation_abort_everywhere() -> None:

@@ -1,9 +1,11 @@
 """`cfnet watch TABLE | --connect HOST:PORT | --follow FILE`: watch a game live, read-only.
 
 A watcher links to the table's host as a spectator (protocol.md 6.11) or reads a log file as
-it is written, and checks every entry as `cfnet verify` does. On a terminal it shows the game in
-the viewer (following the newest move); on a pipe, or with --plain, it prints the moves as they
-come, each round's end with the hands revealed, then the final board and verify's report."""
+it is written, and checks every entry as `cfnet verify` does. It watches only a host whose key
+is seat 0's in the table entry it sends, and with --fingerprint only the host with that key; it
+shows every seat's key. On a terminal it shows the game in the viewer (following the newest
+move); on a pipe, or with --plain, it prints the moves as they come, each round's end with the
+hands revealed, then the final board and verify's report."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from cfnet.net.discovery import TableInfo
     from cfnet.record.identity import Identity
     from cfnet.ui.spectate import Spectator
 
 HELP = "Watch a table's game live, read-only (by name, --connect HOST:PORT, or --follow FILE)."
 POLL = 0.2  # how often --follow looks at the file
+SAME_NAME_SETTLE = 1.0  # once a table of the name is seen, how long to look for namesakes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--code", default=None, metavar="CODE", help="the table's join code, if it has one"
     )
     parser.add_argument(
+        "--fingerprint",
+        type=_fingerprint,
+        default=None,
+        metavar="KEY",
+        help="watch only the host whose key has this fingerprint (all of it, as its screen shows)",
+    )
+    parser.add_argument(
         "--interface", type=ipv4, default=None, metavar="ADDR", help="interface for mDNS and TCP"
     )
     parser.add_argument(
@@ -48,6 +59,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true", help="print lines instead of the full-screen viewer"
     )
     add_home_argument(parser)
+
+
+def _fingerprint(text: str) -> str:
+    """--fingerprint KEY as `fingerprint` writes it (argparse's error names the option)."""
+    from cfnet.errors import LocalProtocolError
+    from cfnet.net.discovery import fingerprint_text
+
+    try:
+        return fingerprint_text(text)
+    except LocalProtocolError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,9 +133,7 @@ async def _network(
     """Watch the table named or at --connect until its host says the game is over."""
     import getpass
 
-    from cfnet.net.discovery import Discovery
     from cfnet.net.lobby import check_player
-    from cfnet.net.roster import LobbyError
     from cfnet.net.watch import watch_table
 
     tell = _say  # before the table entry comes: the viewer is not open yet
@@ -122,19 +142,52 @@ async def _network(
         host, port = args.connect
         info = None
     else:
-        async with Discovery(args.interface) as discovery:
-            tell(f"looking for table {args.table!r} on the LAN...")
-            try:
-                info = await discovery.browse().wait_for(lambda t: t.name == args.table, args.wait)
-            except TimeoutError:
-                raise LobbyError(
-                    f"no table {args.table!r} was found within {args.wait:g} s"
-                ) from None
+        info = await _find(args)
         host, port = info.address, info.port
     tell(f"watching the table at {host}:{port}")
     await watch_table(
-        identity, name, host, port, spectator.take, code=args.code, advertised=info, say=tell
+        identity,
+        name,
+        host,
+        port,
+        spectator.take,
+        code=args.code,
+        advertised=info,
+        pinned=args.fingerprint,
+        say=tell,
     )
+
+
+async def _find(args: argparse.Namespace) -> TableInfo:
+    """The table named TABLE on the LAN (with --fingerprint, the one with that host key);
+    LobbyError if none is seen within --wait s, or if tables of that name have different
+    host keys (the person chooses with --fingerprint)."""
+    import asyncio
+
+    from cfnet.net.discovery import Discovery, namesakes
+    from cfnet.net.roster import LobbyError
+
+    def chosen(table: TableInfo) -> bool:
+        pinned = args.fingerprint
+        return table.name == args.table and pinned in (None, table.fingerprint)
+
+    async with Discovery(args.interface) as discovery:
+        _say(f"looking for table {args.table!r} on the LAN...")
+        browser = discovery.browse()
+        try:
+            await browser.wait_for(chosen, args.wait)
+        except TimeoutError:
+            which = " with that --fingerprint" if args.fingerprint else ""
+            raise LobbyError(
+                f"no table {args.table!r}{which} was found within {args.wait:g} s"
+            ) from None
+        await asyncio.sleep(SAME_NAME_SETTLE)  # namesakes may still be resolving
+        found = sorted((t for t in browser.tables.values() if chosen(t)), key=lambda t: t.where)
+    if not found:
+        raise LobbyError(f"table {args.table!r} was withdrawn while we looked for namesakes")
+    if len({table.fingerprint for table in found}) > 1:
+        raise LobbyError(namesakes(args.table, found, "--fingerprint KEY or --connect HOST:PORT"))
+    return found[0]
 
 
 async def _follow(path: Path, spectator: Spectator) -> None:
