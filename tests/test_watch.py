@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -28,21 +29,24 @@ from lan_helpers import (
     wait_all,
     wait_until,
 )
+from prompt_toolkit.output import DummyOutput
 
 from cfnet.game.rules import RuleOptions
-from cfnet.game.text import render_board
+from cfnet.game.text import columns, render_board
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.watch import NO_WATCHERS
 from cfnet.protocol.events import Appended, RoundScored, Superseded
 from cfnet.protocol.testing import play_protocol_game, sim_identity, start_tables
-from cfnet.protocol.wire import REVEAL
-from cfnet.record.entry import Entry, decode_entry, sign_entry
+from cfnet.protocol.wire import REVEAL, TABLE
+from cfnet.record.entry import GENESIS_PREV, Entry, decode_entry, sign_entry
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.record.logfile import write_log
-from cfnet.review.timeline import read_timeline
+from cfnet.review.timeline import Timeline, read_timeline
+from cfnet.ui.report import verdict_line
 from cfnet.ui.spectate import LogFollower
+from cfnet.ui.watching import Watching
 
 
 def final_board(log: Path) -> str:
@@ -403,3 +407,36 @@ def test_the_watchers_screen_shows_every_seats_key(
     for s in range(seats):
         key = fingerprint(sim_identity(7, s).public)
         assert f"bot{s} {key}" in text, text  # on one line: a key is never cut
+
+
+def test_the_watchers_frame_keeps_every_key_whole_at_every_size() -> None:
+    """The watcher's viewer from 60x20 up: every seat's name and whole key on one row under
+    the board (six seats; names of 40 wide characters cut to make room, never a key), the
+    frame within the terminal and the board keeping rows of its own."""
+    network = play_protocol_game(6, 7, RuleOptions(rounds=1))
+    entries = network.tables[0].entries
+    played = Timeline(entries[0].wire)
+    for entry in entries[1:]:
+        played.take(entry)
+    body = dict(entries[0].body)
+    wide_names = [chr(0x540D + s) * 40 for s in range(6)]  # 80 columns each
+    body["seats"] = [
+        {**seat, "name": name} for seat, name in zip(body["seats"], wide_names, strict=True)
+    ]
+    wide = sign_entry(sim_identity(7, 0), entries[0].table_id, 0, GENESIS_PREV, 0, TABLE, body)
+    keys = [fingerprint(sim_identity(7, s).public) for s in range(6)]
+    sizes = [(60, 24), (61, 25), (80, 24), (100, 30), (120, 40)]
+    for timeline, shown, least in (  # a row's name (whole, or cut with …) and key, as patterns
+        (played, [f"bot{s} {key}" for s, key in enumerate(keys)], (60, 20)),
+        (Timeline(wide.wire), [f"{n[0]}+…? {k}" for n, k in zip(wide_names, keys, strict=True)],
+         (60, 21)),  # six rows of names over the board
+    ):  # fmt: skip
+        viewer = Watching(timeline, "watching 'selfplay'", follow=True, output=DummyOutput())
+        viewer.status = verdict_line(timeline.verdict())
+        for width, height in [least, *sizes]:
+            rows = ["".join(t[1] for t in row) for row in viewer.frame(width, height)]
+            assert len(rows) <= height and all(columns(row) <= width for row in rows), rows
+            assert not rows[0].startswith("This screen needs"), rows
+            for key, seat in zip(keys, shown, strict=True):
+                (row,) = [row for row in rows if key in row]  # whole, and once
+                assert re.search(seat, row), row

@@ -6,20 +6,20 @@ at the end, what `cfnet verify` would."""
 from __future__ import annotations
 
 import asyncio
-import textwrap
 from collections.abc import Coroutine
 from typing import Any
 
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from cfnet.game.text import columns, fit
 from cfnet.net.discovery import TableInfo
 from cfnet.net.watch import watch_table
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.review.timeline import Timeline
 from cfnet.ui.report import verdict_line
 from cfnet.ui.spectate import Spectator
-from cfnet.ui.styles import Line
+from cfnet.ui.styles import Line, wrap_items
 from cfnet.ui.viewer import Viewer
 
 
@@ -75,7 +75,7 @@ async def _view(
         await task  # raises what stopped it
         raise OSError("the game ended before its table entry came")
     timeline = spectator.timeline
-    viewer = _Watching(
+    viewer = Watching(
         timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
     )
     viewer.status = "live: every entry is checked as it comes"
@@ -95,14 +95,16 @@ async def _view(
     return await viewer.run()
 
 
-class _Watching(Viewer):
+class Watching(Viewer):
     """The viewer of a game watched live: under the board, the link's state (the verdict at
     the end), then every seat's player and key fingerprint, seat 0 the host's, wrapped to the
     terminal between two keys, never inside one."""
 
-    def _footer(self) -> Line:
-        seats = self.timeline.table.seats
-        keys = [f"{seat.name}\N{NO-BREAK SPACE}{fingerprint(seat.key)}" for seat in seats]
-        width = max(20, self.app.output.get_size().columns - 1)
-        text = textwrap.fill("keys: " + "  ".join(keys), width, break_long_words=False)
-        return [*super()._footer(), ("", "\n"), ("class:info", text)]
+    def _footer(self, width: int) -> list[Line]:
+        lead = "keys: "
+        keys: list[Line] = []
+        for name, seat in zip(self.timeline.names, self.timeline.table.seats, strict=True):
+            key = fingerprint(seat.key)
+            shown = fit(name, width - columns(lead) - 1 - columns(key))  # a key always fits
+            keys.append([("class:info", f"{shown} {key}")])
+        return [*super()._footer(width), *wrap_items(keys, [("class:info", lead)], width)]
