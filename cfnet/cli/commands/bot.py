@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Seat a computer player, a peer of its own, at a table on the LAN."
+from cfnet.lang import N_
+
+HELP = N_("Seat a computer player, a peer of its own, at a table on the LAN.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

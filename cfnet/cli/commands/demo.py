@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Watch a complete game between computer players, each a peer, on this machine."
+from cfnet.lang import N_
+
+HELP = N_("Watch a complete game between computer players, each a peer, on this machine.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

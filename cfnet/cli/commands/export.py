@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Write a saved game as a plain JSON record (docs/record.md) for other programs."
+from cfnet.lang import N_
+
+HELP = N_("Write a saved game as a plain JSON record (docs/record.md) for other programs.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

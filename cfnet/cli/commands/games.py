@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = (
+from cfnet.lang import N_
+
+HELP = N_(
     "List your saved games, newest first: date, table, players, rounds, result and log; "
     "`cfnet verify` and `cfnet replay` take a table name or id from this list."
 )

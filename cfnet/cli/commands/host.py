@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Open a table on the LAN and play it when every seat is taken."
+from cfnet.lang import N_
+
+HELP = N_("Open a table on the LAN and play it when every seat is taken.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Replay a JSON game record (from cfnet export) through the engine: is every move legal?"
+from cfnet.lang import N_
+
+HELP = N_("Replay a JSON game record (from cfnet export) through the engine: is every move legal?")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

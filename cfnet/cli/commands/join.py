@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Take a seat at a table on the LAN (by name, or --connect HOST:PORT) and play."
+from cfnet.lang import N_
+
+HELP = N_("Take a seat at a table on the LAN (by name, or --connect HOST:PORT) and play.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

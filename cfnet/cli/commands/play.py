@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 
 from cfnet.cli.options import add_rule_argument, add_think_arguments, ipv4, seconds_type
+from cfnet.lang import N_
 
-HELP = "Play at the keyboard: find, host or join a LAN table (--offline: practise alone)."
+HELP = N_("Play at the keyboard: find, host or join a LAN table (--offline: practise alone).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,13 +8,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from cfnet.lang import N_
+
 if TYPE_CHECKING:
     from cfnet.game.rules import RuleOptions
     from cfnet.game.tiles import Tile
     from cfnet.protocol.events import RoundScored
     from cfnet.review.timeline import Timeline
 
-HELP = "Show a saved game move by move: the board after each play, hands and scores."
+HELP = N_("Show a saved game move by move: the board after each play, hands and scores.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

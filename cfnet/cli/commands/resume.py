@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Rejoin an unfinished game kept in the state directory and play on."
+from cfnet.lang import N_
+
+HELP = N_("Rejoin an unfinished game kept in the state directory and play on.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

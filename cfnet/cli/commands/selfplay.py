@@ -6,8 +6,9 @@ import argparse
 
 from cfnet.cli.options import add_rule_argument, add_think_arguments
 from cfnet.game.rules import RuleOptions
+from cfnet.lang import N_
 
-HELP = "Play complete games between computer players offline and print the results."
+HELP = N_("Play complete games between computer players offline and print the results.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

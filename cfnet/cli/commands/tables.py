@@ -7,11 +7,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from cfnet.cli.options import ipv4, seconds_type
+from cfnet.lang import N_
 
 if TYPE_CHECKING:
     from cfnet.net.discovery import TableInfo
 
-HELP = "List the tables open on the LAN (found by mDNS)."
+HELP = N_("List the tables open on the LAN (found by mDNS).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from cfnet.lang import N_
+
 if TYPE_CHECKING:
     from cfnet.protocol.verify import Verdict
 
-HELP = "check a saved game log offline: every signature, shuffle, key and move"
+HELP = N_("check a saved game log offline: every signature, shuffle, key and move")
 EPILOG = (
     "Exit status: 0 for a valid, finished game; 1 for anything else (a seat proven at fault, "
     "an unfinished or aborted game, a damaged or unreadable file, junk after the end)."

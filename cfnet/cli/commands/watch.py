@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from cfnet.lang import N_
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from cfnet.record.identity import Identity
     from cfnet.ui.spectate import Spectator
 
-HELP = "Watch a table's game live, read-only (by name, --connect HOST:PORT, or --follow FILE)."
+HELP = N_("Watch a table's game live, read-only (by name, --connect HOST:PORT, or --follow FILE).")
 POLL = 0.2  # how often --follow looks at the file
 SAME_NAME_SETTLE = 1.0  # once a table of the name is seen, how long to look for namesakes
 
