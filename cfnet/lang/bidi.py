@@ -94,6 +94,30 @@ def visual_line(line: str, columns: int, rtl: bool | None = None) -> str:
     return pad_left(visual(line, rtl), columns)
 
 
+def starts_right_to_left(text: str) -> bool:
+    """Whether the first letter of `text` with a strong direction is right to left: the
+    direction a terminal that does bidi gives a line of its own (none: left to right)."""
+    import unicodedata
+
+    for char in text:
+        direction = unicodedata.bidirectional(char)
+        if direction in ("R", "AL"):
+            return True
+        if direction == "L":
+            return False
+    return False
+
+
+def screen_line(line: str, columns: int) -> str | None:
+    """A line of a full screen as cfnet writes it when it does the reordering and `line` reads
+    right to left (`starts_right_to_left`): in visual order, right-aligned in `columns` cells;
+    None when the line is to be drawn as it is (a board row, an English name, any line while
+    the terminal does bidi)."""
+    if not _reorders(None) or not starts_right_to_left(line):
+        return None
+    return visual_line(line, columns, rtl=True)
+
+
 def display_lines(text: str, columns: int, indent: str = "", rtl: bool | None = None) -> list[str]:
     """`text` wrapped to `columns` cells (`wrap`), each line as it is to be written
     (`visual_line`): wrap first, reorder after, so each line holds the words it would hold in

@@ -22,6 +22,7 @@ from cfnet.game.text import (
     wrap_words,
     wrapped,
 )
+from cfnet.lang.bidi import screen_line
 
 Line = StyleAndTextTuples
 Draw = Callable[[int, int], list[Line]]
@@ -77,12 +78,22 @@ class Frame(UIControl):
         self._draw = draw
 
     def create_content(self, width: int, height: int | None) -> UIContent:
-        drawn = self._draw(width, height or 1)
+        drawn = [_in_order(row, width) for row in self._draw(width, height or 1)]
         lines: list[Line] = [[(t[0], escaped(t[1], len(t[1]))) for t in row] for row in drawn]
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines))
 
     def is_focusable(self) -> bool:
         return False
+
+
+def _in_order(row: Line, width: int) -> Line:
+    """A row as it is drawn: a right-to-left row that cfnet puts in visual order is one fragment
+    (in the style of its first styled fragment), others are as they came."""
+    text = "".join(t[1] for t in row)
+    shown = screen_line(text, width)
+    if shown is None:
+        return row
+    return [(next((t[0] for t in row if t[0]), ""), shown)]
 
 
 def too_small(width: int, height: int, need_width: int, need_height: int) -> list[Line]:
