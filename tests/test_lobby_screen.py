@@ -94,7 +94,8 @@ def test_a_guest_has_help_and_no_host_commands() -> None:
         keys.send_text("?\r")
         await until(lambda: screen.lines_typed == 1, "? taken", screen)
         assert screen.feedback[1] == (
-            "leave, or Ctrl-C in one key, gives up your seat; help shows this."
+            "leave, or Ctrl-C in one key, gives up your seat; rules shows the rule book; help shows"
+            " this."
         )
         keys.send_text("bot\r")
         await until(lambda: screen.lines_typed == 2, "bot taken", screen)

@@ -13,7 +13,8 @@ from cfnet.lang.catalog import pgettext
 
 
 def translated_commands() -> dict[str, str]:
-    """The commands of the game screen and lobby, by their English word (what the code
+    """The commands of the game screen and lobby (bot and start: the host's, in the lobby), by
+    their English word (what the code
     compares), each with the word the language in effect types for it (the catalogs' context
     `command`: one word, no spaces)."""
     return {
@@ -28,6 +29,8 @@ def translated_commands() -> dict[str, str]:
         "quit": pgettext("command", "quit"),
         "yes": pgettext("command", "yes"),
         "no": pgettext("command", "no"),
+        "bot": pgettext("command", "bot"),
+        "start": pgettext("command", "start"),
     }
 
 

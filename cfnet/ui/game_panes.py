@@ -35,6 +35,7 @@ from cfnet.game.text import (
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameSession, Notice, SessionEvent
 from cfnet.ui.move_input import numbered_moves, sorted_hand
+from cfnet.ui.rule_book import rule_book_lines
 from cfnet.ui.styles import (
     MIN_COLUMNS,
     Line,
@@ -63,6 +64,7 @@ HELP_ITEMS = (
     ("scores", "the score table"),
     ("log", "every event so far"),
     ("help", "this text"),
+    ("rules", "the complete rules of the game"),
     ("Enter, next", "the next round, after a round"),
     ("quit, leave", "resign and leave (asks)"),
     ("Esc", "back to the board"),
@@ -284,6 +286,8 @@ class GamePanes:
             rows = score_lines(self.session.game, self.session.names, width)
             scores: list[Line] = [[("", row)] for row in rows]
             return [[("class:title", "Scores")], *scores]
+        if self.panel == "rules":
+            return [[("", line)] for line in rule_book_lines(width)]
         if self.panel == "log":
             lines: list[Line] = [[("class:title", "Event log")]]
             for style, text in self.log:

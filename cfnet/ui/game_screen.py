@@ -33,6 +33,7 @@ from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.game.expert_bot import HINT_THINK, ExpertBot
 from cfnet.game.moves import IllegalMoveError
+from cfnet.lang.typed import normalise
 from cfnet.seat.session import GameSession
 from cfnet.ui.game_panes import PROMPT_ROWS, GamePanes
 from cfnet.ui.move_input import Command, InputCompleter, InputError, numbered_moves, parse_input
@@ -109,7 +110,7 @@ class GameScreen(GamePanes):
         self.lines_typed += 1
         if self.confirming_quit:
             self.confirming_quit = False
-            if text.strip().lower() in ("y", "yes", "quit", "leave"):
+            if normalise(text).lower() in ("y", "yes", "quit", "leave"):
                 self._leave()
                 return
             self.feedback = ("class:info", "Staying in the game.")

@@ -19,6 +19,7 @@ from cfnet.game.text import (
     score_lines,
     seat_name,
 )
+from cfnet.lang.typed import normalise
 from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver
@@ -28,14 +29,17 @@ from cfnet.seat.seating import AddBot
 from cfnet.seat.session import GameAborted, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.page import LeftTable, Page, Terminal
+from cfnet.ui.rule_book import rule_book_lines
 from cfnet.ui.styles import Line, wrapped_line
 
 HOST_HELP = (
     "bot seats a computer player in a free seat; start seats computer players in every free"
-    " seat, and the game starts; leave, or Ctrl-C in one key, gives up the table; help shows"
-    " this."
+    " seat, and the game starts; leave, or Ctrl-C in one key, gives up the table; rules shows"
+    " the rule book; help shows this."
 )
-GUEST_HELP = "leave, or Ctrl-C in one key, gives up your seat; help shows this."
+GUEST_HELP = (
+    "leave, or Ctrl-C in one key, gives up your seat; rules shows the rule book; help shows this."
+)
 
 
 class LobbyScreen(Page):
@@ -53,6 +57,7 @@ class LobbyScreen(Page):
         self._add_bot: AddBot | None = None
         self._bots: list[bytes] = []  # the keys of the computer players started here
         self._free_since: dict[int, float] = {}  # each free seat: when it was last seen taken
+        self.reading_rules = False  # the body shows the rule book instead of the seats
 
     async def seat(
         self,
@@ -103,6 +108,8 @@ class LobbyScreen(Page):
         return f"cfnet · lobby{name}"
 
     def body(self, width: int = WIDTH) -> tuple[list[Line], int]:
+        if self.reading_rules:
+            return [[("", line)] for line in rule_book_lines(width)], -1
         if not self.seats:
             return [[("", "Taking a seat…")]], 0
         rows: list[Line] = [[("class:title", f"Seats: {len(self.names)} of {self.seats} taken")]]
@@ -147,11 +154,21 @@ class LobbyScreen(Page):
     def cancel(self) -> None:
         self.command("leave")
 
+    def back(self) -> None:
+        """Esc: from the rule book back to the seats."""
+        if self.reading_rules:
+            self.reading_rules = False
+            self.info("")
+
     def command(self, text: str) -> None:
-        word = text.lower()
-        if not word:  # an empty Enter: nothing to do
+        word = normalise(text).lower()
+        if not word:  # an empty Enter: back from the rule book, else nothing to do
+            self.back()
             return
-        if word in ("?", "help"):
+        if word == "rules":
+            self.reading_rules, self._top = True, 0
+            self.info("PgUp/PgDn: read on · Esc or Enter: back to the seats")
+        elif word in ("?", "\u061f", "help"):
             self.info(HOST_HELP if self._hosting() else GUEST_HELP)
         elif word in ("l", "leave", "q", "quit", "exit"):
             if self.full:

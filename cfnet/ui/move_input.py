@@ -17,6 +17,7 @@ from prompt_toolkit.document import Document
 from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, parse_move, play
 from cfnet.game.round import PlayerView
 from cfnet.game.tiles import Tile, TileParseError
+from cfnet.lang.typed import normalise, translated_commands
 
 COMMANDS: dict[str, str] = {
     "draw": "draw from the yard",
@@ -25,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "scores": "the score table",
     "log": "every event so far",
     "help": "how to play",
+    "rules": "the complete rule book",
     "next": "the next round",
     "quit": "resign and leave the game (asks first)",
 }
@@ -32,6 +34,7 @@ ALIASES: dict[str, str] = {
     "d": "draw",
     "p": "pass",
     "?": "help",
+    "\u061f": "help",  # the Persian question mark
     "exit": "quit",
     "q": "quit",
     "leave": "quit",
@@ -44,7 +47,7 @@ class InputError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A command other than a move: one of hint, scores, log, help, next, quit."""
+    """A command other than a move: one of hint, scores, log, help, rules, next, quit."""
 
     name: str
 
@@ -69,8 +72,10 @@ def allowed_now(moves: Sequence[Move]) -> str:
 
 
 def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Move | Command:
-    """The move or command `text` asks for, given the local seat's `view`; `InputError` if none."""
-    words = text.strip().lower().split()
+    """The move or command `text` asks for, given the local seat's `view`; `InputError` if none.
+    `text` may be in the player's script (`typed.normalise`): commands in the language in effect,
+    digits and end labels as typed on a Greek or Persian keyboard."""
+    words = normalise(text).lower().split()
     if not words:
         raise InputError("type a move number, a tile and an end like 9-3 b, or help")
     word = ALIASES.get(words[0], words[0])
@@ -160,7 +165,7 @@ class InputCompleter(Completer):
         before = document.text_before_cursor.lower()
         words = before.split()
         typing = "" if not words or before[-1:].isspace() else words[-1]
-        done = words if not typing else words[:-1]
+        done = [normalise(word) for word in (words if not typing else words[:-1])]
         for text, meta in self.candidates(done):
             if text.startswith(typing):
                 yield Completion(text, -len(typing), display_meta=meta)
@@ -171,7 +176,8 @@ class InputCompleter(Completer):
         if not done:
             tiles = [] if view is None else sorted_hand(view.hand)
             found = [(t.label, "tile") for t in tiles]
-            return found + list(COMMANDS.items())
+            words = translated_commands()
+            return found + [(words[name], what) for name, what in COMMANDS.items()]
         if view is None or len(done) != 1:
             return []
         try:

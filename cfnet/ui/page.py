@@ -63,6 +63,7 @@ class Page:
         self.lines_typed = 0  # tests wait on it
         self.question: Question | None = None
         self._top = 0
+        self._page = BODY_ROWS  # the body's rows, as last drawn: what PgUp/PgDn move by
         self.input = Buffer(multiline=False, accept_handler=self._accept)
         self.app: Application[None] = Application(
             layout=Layout(self._layout(), focused_element=self.input),
@@ -81,7 +82,8 @@ class Page:
         raise NotImplementedError
 
     def body(self, width: int = WIDTH) -> tuple[list[Line], int]:
-        """The body's rows within `width` columns and the row to keep in view."""
+        """The body's rows within `width` columns and the row to keep in view (-1: none, the
+        body is read page by page with PgUp/PgDn)."""
         raise NotImplementedError
 
     def toolbar(self, width: int = WIDTH) -> str:
@@ -151,12 +153,25 @@ class Page:
         def _escape(event: KeyPressEvent) -> None:
             if self.question is not None:
                 self._drop_question()
+            else:
+                self.back()
+
+        @keys.add("pageup")
+        def _up(event: KeyPressEvent) -> None:
+            self._top = max(0, self._top - self._page)
+
+        @keys.add("pagedown")
+        def _down(event: KeyPressEvent) -> None:
+            self._top += self._page
 
         self.more_keys(keys)
         return keys
 
     def more_keys(self, keys: KeyBindings) -> None:
         """Add the page's own keys."""
+
+    def back(self) -> None:
+        """Esc with no question asked: nothing, unless the page has something to go back from."""
 
     def _drop_question(self) -> None:
         self.question = None
@@ -201,9 +216,10 @@ class Page:
             log = [rule("messages", width), *self._recent(width, min(LOG_ROWS, spare - 1))]
         rows = max(1, height - 1 - len(feedback) - len(log))
         lines, focus = self.body(width)
-        if len(lines) > rows:
+        if len(lines) > rows and focus >= 0:
             self._top = scroll_to(self._top, focus, len(lines), rows - 1)
-        body, self._top = scrolled(lines, rows, self._top, "↑↓")
+        self._page = max(1, rows - 2)
+        body, self._top = scrolled(lines, rows, self._top, "↑↓" if focus >= 0 else "PgUp/PgDn")
         body += [[] for _ in range(rows - len(body))]
         return [top, *body, *log, *feedback]
 

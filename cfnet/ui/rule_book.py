@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+from functools import lru_cache
 from typing import TextIO
 
 from cfnet.lang import _, language
@@ -24,13 +25,7 @@ def show_rule_book(out: TextIO) -> None:
     are a terminal, as Markdown otherwise. A language without its own rule book yet gets the
     English one, after a line that says so (on stderr in a pipe, so that `out` stays Markdown)."""
     text, translated = rule_book(language())
-    note = (
-        ""
-        if translated
-        else _(
-            "The rule book is not yet translated into {language}; here it is in English."
-        ).format(language=language().name)
-    )
+    note = _untranslated_note(translated)
     if not (out.isatty() and sys.stdin.isatty()):
         if note:
             print(note, file=sys.stderr)
@@ -42,6 +37,30 @@ def show_rule_book(out: TextIO) -> None:
     book = markdown_lines(text, columns, rtl=language().rtl and translated)
     lines = ([*display_lines(note, columns), ""] if note else []) + book
     pydoc.pager("\n".join(lines) + "\n")
+
+
+def _untranslated_note(translated: bool) -> str:
+    """What is said before the English rule book shown for a language without its own ("" if
+    it is the language's own)."""
+    if translated:
+        return ""
+    return _(
+        "The rule book is not yet translated into {language}; here it is in English."
+    ).format(language=language().name)
+
+
+def rule_book_lines(columns: int) -> list[str]:
+    """The rule book in the language in effect as lines of at most `columns` cells, in logical
+    order (a screen's frame puts each in the order the terminal needs), for a screen's pane."""
+    return list(_book_lines(language().code, columns))
+
+
+@lru_cache(maxsize=8)
+def _book_lines(code: str, columns: int) -> tuple[str, ...]:
+    text, translated = rule_book(language())
+    note = _untranslated_note(translated)
+    lines = markdown_lines(text, columns, rtl=False)
+    return tuple(([*display_lines(note, columns, rtl=False), ""] if note else []) + lines)
 
 
 def markdown_lines(text: str, columns: int, rtl: bool) -> list[str]:
