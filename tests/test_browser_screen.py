@@ -1,19 +1,28 @@
 """The table browser laid out for the terminal's width, on tables found by mDNS on 127.0.0.1:
 every row within the width, a 40-character table name whole where there is room for it, and
-on a narrow terminal the rules of the selected table under the list instead of a column."""
+on a narrow terminal the rules of the selected table under the list instead of a column; and
+a language chosen in it, spoken at once and remembered for the next start."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from lan_helpers import unique
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
+from cfnet.disk.language import remembered_language
 from cfnet.game.rules import RuleOptions
 from cfnet.game.text import columns
+from cfnet.lang import language
+from cfnet.lang.catalog import set_language
+from cfnet.lang.languages import ENVIRONMENT, LANGUAGES, SOURCE
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.record.identity import Identity
 from cfnet.ui.browser import BrowserScreen
@@ -65,3 +74,39 @@ def test_the_browser_lays_out_for_the_width(
     else:
         assert "RULES" in rows[1] and "3 rounds, " in listed
     assert "each seat has 45 s to answer" in text
+
+
+def test_a_language_chosen_in_the_browser_is_spoken_and_remembered(tmp_path: Path) -> None:
+    async def main() -> None:
+        with create_pipe_input() as keys:
+            async with Discovery(LOOPBACK) as looking:
+                screen = BrowserScreen(looking, "Me", Terminal(keys, DummyOutput()), home=tmp_path)
+                shown = asyncio.create_task(screen.run())
+                keys.send_text("l xx\r")
+                await _until(lambda: "unknown language 'xx'" in screen.feedback[1])
+                assert "el (Ελληνικά)" in screen.feedback[1]  # the languages are listed
+                keys.send_text("l\r")
+                await _until(lambda: screen.question is not None)
+                assert screen.question is not None and screen.question.default == "en"
+                keys.send_text("el\r")
+                await _until(lambda: language().code == "el")
+                keys.send_text("q\r")
+                await asyncio.wait_for(shown, 30)
+
+    try:
+        asyncio.run(main())
+    finally:
+        set_language(LANGUAGES[SOURCE])
+    assert remembered_language(tmp_path) == "el"
+    environ = {k: v for k, v in os.environ.items() if k not in ENVIRONMENT}
+    started = subprocess.run(
+        [sys.executable, "-m", "cfnet", "games", "--home", str(tmp_path), "--help"],
+        capture_output=True, text=True, env=environ, check=True,
+    )  # fmt: skip
+    assert started.stdout.startswith("χρήση: cfnet games")  # the next start speaks Greek
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    async with asyncio.timeout(30):
+        while not condition():
+            await asyncio.sleep(0.01)

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from cfnet.disk.language import remember_language
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import WIDTH, columns, count, escaped, fit, pad
+from cfnet.lang import language
+from cfnet.lang.catalog import set_language
+from cfnet.lang.choice import choose, language_list
 from cfnet.net.address import parse_host_port
 from cfnet.net.discovery import Discovery, TableBrowser, TableInfo, check_name
 from cfnet.protocol.wire import MAX_NAME_CHARS
@@ -49,8 +54,15 @@ class WatchTable:
 
 Choice = HostTable | JoinTable | WatchTable
 
-BROWSER_KEYS = "↑↓ select · Enter join · w watch · h host · c HOST:PORT · r refresh · q quit"
-SHORT_KEYS = "↑↓ · Enter join · w watch · h host · c HOST:PORT · q quit"
+BROWSER_KEYS = (
+    "↑↓ select · Enter join · w watch · h host · c HOST:PORT · r refresh · l language · q quit"
+)
+KEY_LINES = (
+    BROWSER_KEYS,
+    "↑↓ · Enter join · w watch · h host · c HOST:PORT · l language · q quit",
+    "↑↓ · Enter join · w watch · h host · c HOST:PORT · q quit",
+)
+"""The key reminder, longest first: the first that fits the terminal's width is shown."""
 RULES_COLUMNS = 25  # the rules column, shown from WIDTH columns (else under the selected table)
 
 
@@ -71,12 +83,15 @@ class BrowserScreen(Page):
         terminal: Terminal,
         where: str = "",
         note: tuple[str, str] = ("", ""),
+        home: Path | None = None,
     ) -> None:
+        """`home`: the state directory, where a language chosen here is remembered."""
         super().__init__(terminal, refresh=0.25)  # the list follows mDNS as it changes
         self._discovery = discovery
         self.browser: TableBrowser = discovery.browse()
         self.player = player
         self.where = where
+        self.home = home
         self.selected: str | None = None  # the selected table's mDNS instance name
         self.feedback = note
         self.choice: Choice | None = None
@@ -162,7 +177,7 @@ class BrowserScreen(Page):
     def toolbar(self, width: int = WIDTH) -> str:
         if self.question is not None:
             return "Enter: the default in [brackets] · Esc: cancel"
-        return BROWSER_KEYS if columns(BROWSER_KEYS) <= width else SHORT_KEYS
+        return next((keys for keys in KEY_LINES if columns(keys) <= width), KEY_LINES[-1])
 
     def more_keys(self, keys: KeyBindings) -> None:
         @keys.add("up")
@@ -201,6 +216,18 @@ class BrowserScreen(Page):
         elif word in ("r", "refresh"):
             self.browser = self._discovery.browse()
             self.info("Looking again: the list fills as tables answer.")
+        elif word in ("l", "language"):
+            if rest:
+                self._choose_language(rest[0])
+            else:
+                self.ask(
+                    Question(
+                        f"Language [{language().code}]",
+                        self._choose_language,
+                        language().code,
+                        f"One of {language_list()}.",
+                    )
+                )
         elif word in ("?", "help"):
             self.info(f"Keys: {BROWSER_KEYS}. A number joins that table.")
         else:
@@ -264,6 +291,15 @@ class BrowserScreen(Page):
                 note=f"Joining {address[0]}:{address[1]}: type the table's join code, if any.",
             )
         )
+
+    def _choose_language(self, code: str) -> None:
+        """Speak the language `code` names from now on, and remember it in the state directory
+        for the next start; UnknownLanguageError (a ValueError) lists the languages."""
+        chosen = choose(code, None, {})
+        set_language(chosen)
+        if self.home is not None:
+            remember_language(self.home, chosen.code)
+        self.info(f"cfnet speaks {chosen.name} now, and will when it starts again.")
 
     def _choose(self, choice: Choice) -> None:
         self.choice = choice

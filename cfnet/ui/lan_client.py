@@ -56,7 +56,7 @@ class LanClient:
         while True:
             async with Discovery(settings.interface) as discovery:
                 self.browser = BrowserScreen(
-                    discovery, player, self.terminal, settings.interface or "", note
+                    discovery, player, self.terminal, settings.interface or "", note, home
                 )
                 choice = await self.browser.run()
             if choice is None:
