@@ -34,7 +34,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import make_bot
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import (
-    count,
+    points,
     score_lines,
 )
 from cfnet.net.lobby import LobbyEvent
@@ -282,7 +282,7 @@ class Demo:
             for row in score_lines(game.game, names):
                 self.say(f"  {row}")
             who = " and ".join(names[s] for s in result.winners)
-            self.say(f"winner: {who} with {count(result.totals[result.winners[0]], 'point')}")
+            self.say(f"winner: {who} with {points(result.totals[result.winners[0]])}")
         elif isinstance(result, GameAborted) and game.resigned:
             self.say("you resigned: the game ended there for every seat")
         elif isinstance(result, GameAborted):

@@ -22,6 +22,9 @@ from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
 from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
+from cfnet.lang import N_, _, isolate, isolate_name, language, ngettext, word_list
+from cfnet.lang.bidi_marks import ISOLATES, PDI
+from cfnet.lang.formatting import native_digits
 
 WIDTH = 80
 """The columns of plain output (a pipe, a log): screens pass their terminal's width instead."""
@@ -40,13 +43,19 @@ Fragment = tuple[str, str]
 Row = list[Fragment]
 
 
-def escaped(text: str, limit: int = TEXT_CHARS) -> str:
+def escaped(text: str, limit: int = TEXT_CHARS, isolates: bool = False) -> str:
     """`text` from a peer or a file, safe to show: every character that is not printable (C0
     and C1 controls, DEL, ESC, the bidi overrides, isolates and marks, line separators) written
-    as its escape (`\\x1b`, `\\u202e`), the whole cut to `limit` characters, '…' marking a cut."""
+    as its escape (`\\x1b`, `\\u202e`), the whole cut to `limit` characters, '…' marking a cut.
+    `isolates`: a sentence of cfnet's own (its peer text escaped already), whose balanced bidi
+    isolates are kept: each ends where it opened, so none reorders what follows it."""
+    head = text[: limit + 1]  # each character gives at least one: enough to know
+    balanced = _balanced_isolates(head) if isolates else set()
     pieces = [
-        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
-        for char in text[: limit + 1]  # each character gives at least one: enough to know
+        char
+        if char.isprintable() or i in balanced
+        else char.encode("unicode_escape").decode("ascii")
+        for i, char in enumerate(head)
     ]
     if sum(map(len, pieces)) <= limit:
         return "".join(pieces)
@@ -57,6 +66,30 @@ def escaped(text: str, limit: int = TEXT_CHARS) -> str:
         kept.append(piece)
         size += len(piece)
     return "".join(kept) + "…"
+
+
+def shown_sentence(text: str) -> str:
+    """A sentence of cfnet's own that may quote a peer or a file, as it is shown: `escaped`
+    whole, its balanced isolates kept when the language in effect is right to left."""
+    return escaped(text, SENTENCE_CHARS, isolates=language().rtl)
+
+
+def _balanced_isolates(text: str) -> set[int]:
+    """Where in `text` an isolate opens that a PDI closes, and those PDIs."""
+    opened: list[int] = []
+    kept: set[int] = set()
+    for i, char in enumerate(text):
+        if char in ISOLATES:
+            opened.append(i)
+        elif char == PDI and opened:
+            kept.update((opened.pop(), i))
+    return kept
+
+
+def digits(number: int) -> str:
+    """A count or a score as the language in effect writes its digits (Persian: ۱۲), without
+    grouping, so it takes as many cells as in English."""
+    return native_digits(str(number))
 
 
 def columns(text: str) -> int:
@@ -93,17 +126,26 @@ def fit_widths(sizes: Sequence[int], room: int, least: int) -> list[int]:
     return [min(size, max(widest, least)) for size in sizes]
 
 
-def count(number: int, noun: str) -> str:
-    """`number` with `noun`, plural unless it is 1: `1 point`, `3 points`."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def points(number: int) -> str:
+    """A score with its noun, in the language in effect: `1 point`, `3 points`."""
+    return ngettext("{count} point", "{count} points", number).format(count=digits(number))
+
+
+def rounds_text(number: int) -> str:
+    """A number of rounds, in the language in effect: `1 round`, `3 rounds`."""
+    return ngettext("{count} round", "{count} rounds", number).format(count=digits(number))
 
 
 def result_after_departure(game: Game) -> str:
     """Why a game that a player left (not proven to cheat) still has a result (RULES.md)."""
     if game.is_over:
-        return "the result of the audited rounds stands"
-    scored = count(len(game.round_scores), "round")
-    return f"fewer than 2 players are left, so the game ends with the {scored} scored"
+        return _("the result of the audited rounds stands")
+    scored = len(game.round_scores)
+    return ngettext(
+        "fewer than 2 players are left, so the game ends with the {count} round scored",
+        "fewer than 2 players are left, so the game ends with the {count} rounds scored",
+        scored,
+    ).format(count=digits(scored))
 
 
 def goes_on_text(
@@ -112,13 +154,19 @@ def goes_on_text(
     """What a departure leaves: the round dealt again, or the next round, among the seats left."""
     among = ", ".join(seat_name(names, s) for s in seated)
     if redealt:
-        return f"round {round_number} is dealt again among {among}"
-    return f"round {round_number} starts among {among}"
+        return _("round {number} is dealt again among {players}").format(
+            number=digits(round_number), players=among
+        )
+    return _("round {number} starts among {players}").format(
+        number=digits(round_number), players=among
+    )
 
 
 def seat_name(names: Sequence[str], seat: int) -> str:
     """The name of `seat` as shown (`escaped`; `seat N` when `names` does not have it)."""
-    return escaped(names[seat], NAME_CHARS) if 0 <= seat < len(names) else f"seat {seat}"
+    if 0 <= seat < len(names):
+        return isolate_name(escaped(names[seat], NAME_CHARS))
+    return _("seat {number}").format(number=digits(seat))
 
 
 def shown_names(names: Sequence[str]) -> tuple[str, ...]:
@@ -157,7 +205,7 @@ def wrap_words(
 def render_hand(tiles: Sequence[Tile], width: int = WIDTH) -> str:
     """A hand as `[9|3] [5|5] ...`, wrapped by tile within `width` columns."""
     if not tiles:
-        return "(no tiles)"
+        return _("(no tiles)")
     words: list[Row] = [[("", str(t))] for t in tiles]
     return "\n".join(plain(row) for row in wrap_words([], [], words, " ", width))
 
@@ -175,8 +223,11 @@ def board_rows(public: PublicRound, width: int = WIDTH) -> list[Row]:
     for line in public.lines:
         children.setdefault(line.root, []).append(line)
     phase = public.phase
-    trains = f"{public.trains} of {public.trains_needed} trains"
-    rows: list[Row] = [[("", f"centre {public.centre}  ({trains})")]]
+    trains = _("{count} of {needed} trains").format(
+        count=digits(public.trains), needed=digits(public.trains_needed)
+    )
+    centre = _("centre {tile}").format(tile=isolate(str(public.centre)))
+    rows: list[Row] = [[("", f"{centre}  ({trains})")]]
 
     def spawn(root: Tile) -> str | None:
         """The row offering a new line on `root`, if `root` takes one now."""
@@ -184,9 +235,13 @@ def board_rows(public: PublicRound, width: int = WIDTH) -> list[Row]:
         if label not in public.ends:
             return None
         if root == public.centre and phase is Phase.OPENING:
-            return f"{label}: new train, needs {a_number(root.low)}"
+            return _("{end}: new train, needs {a_number}").format(
+                end=isolate(label), a_number=a_number(root.low)
+            )
         if root == public.foot:
-            return f"{label}: new toe, needs {a_number(root.low)}"
+            return _("{end}: new toe, needs {a_number}").format(
+                end=isolate(label), a_number=a_number(root.low)
+            )
         return None
 
     def branch(root: Tile, indent: str) -> None:
@@ -223,16 +278,18 @@ def _line_words(public: PublicRound, line: Line) -> list[Row]:
         foot = line.tiles[-1]
         if public.foot == foot:
             down = TOES - public.toes_left
-            words.append([("", f"  foot: {down} of {TOES} toes")])
+            toes = _("foot: {count} of {toes} toes").format(count=digits(down), toes=digits(TOES))
+            words.append([("", f"  {toes}")])
         else:
-            words.append([("", "  foot")])
+            words.append([("", "  " + _("foot"))])
     elif line.label in public.ends:
-        words.append([("", "  "), (OPEN, f"-> {line.end} open")])
+        words.append([("", "  "), (OPEN, _("-> {number} open").format(number=line.end))])
     elif public.is_over:
         words.append([("", f"  -> {line.end}")])
+    elif public.phase is Phase.OPENING:
+        words.append([("", "  " + _("-> {number} (after the opening)").format(number=line.end))])
     else:
-        wait = "opening" if public.phase is Phase.OPENING else "foot"
-        words.append([("", f"  -> {line.end} (after the {wait})")])
+        words.append([("", "  " + _("-> {number} (after the foot)").format(number=line.end))])
     return words
 
 
@@ -244,46 +301,69 @@ def clock(seconds: float) -> str:
 
 def wait_state(left: float, link_down: float | None) -> str:
     """How a wait stands: 'thinking, 1:45 left' or 'link down 12 s, 1:48 left'."""
-    state = "thinking" if link_down is None else f"link down {int(link_down)} s"
-    return f"{state}, {clock(left)} left"
+    if link_down is None:
+        return _("thinking, {clock} left").format(clock=clock(left))
+    return _("link down {seconds} s, {clock} left").format(
+        seconds=digits(int(link_down)), clock=clock(left)
+    )
 
 
 def waiting_text(name: str, left: float, link_down: float | None) -> str:
     """Whom the table waits for and how that stands: 'waiting for bob: thinking, 1:45 left'."""
-    return f"waiting for {name}: {wait_state(left, link_down)}"
+    return _("waiting for {name}: {state}").format(name=name, state=wait_state(left, link_down))
 
 
 def round_start(number: int, starter: str, centre: Tile | None = None, rounds: int = 0) -> str:
     """A round's start, with what is known of it: 'round 3 of 10: centre [7|7], Ann starts'."""
-    of = f" of {rounds}" if rounds else ""
-    on = f"centre {centre}, " if centre is not None else ""
-    return f"round {number}{of}: {on}{starter} starts"
+    values = {
+        "number": digits(number),
+        "rounds": digits(rounds),
+        "tile": isolate(str(centre)),
+        "name": starter,
+    }
+    if rounds and centre is not None:
+        return _("round {number} of {rounds}: centre {tile}, {name} starts").format(**values)
+    if rounds:
+        return _("round {number} of {rounds}: {name} starts").format(**values)
+    if centre is not None:
+        return _("round {number}: centre {tile}, {name} starts").format(**values)
+    return _("round {number}: {name} starts").format(**values)
+
+
+YOU = "You"
+"""What `move_text` is given as `who` for the local seat's own moves (said as the language says
+it: 'You played ...')."""
 
 
 def move_text(who: str, move: Move, drawn: Tile | None = None) -> str:
-    """A move as an event: 'Ann played 9-3 on a', 'You drew [5|3]' (`drawn`: the tile it gave,
-    if known), 'Ann drew a tile', 'Ann passed'."""
+    """A move as an event: 'Ann played 9-3 on a', 'You drew [5|3]' (`who` YOU: the local seat;
+    `drawn`: the tile it gave, if known), 'Ann drew a tile', 'Ann passed'."""
+    you = who == YOU
     if isinstance(move, Play):
-        return f"{who} played {move.tile.label} on {move.end}"
+        played = _("You played {tile} on {end}") if you else _("{name} played {tile} on {end}")
+        return played.format(name=who, tile=isolate(move.tile.label), end=isolate(move.end))
+    if isinstance(move, Draw) and drawn is None:
+        return _("You drew a tile") if you else _("{name} drew a tile").format(name=who)
     if isinstance(move, Draw):
-        return f"{who} drew {'a tile' if drawn is None else drawn}"
-    return f"{who} passed"
+        drew = _("You drew {tile}") if you else _("{name} drew {tile}")
+        return drew.format(name=who, tile=isolate(str(drawn)))
+    return _("You passed") if you else _("{name} passed").format(name=who)
 
 
 def describe_end(reason: EndReason, went_out: int | None, names: Sequence[str] = ()) -> str:
     """Why a round ended, naming the seat that went out (`seat N` without `names`)."""
     if reason is EndReason.WENT_OUT and went_out is not None:
-        return f"{seat_name(names, went_out)} went out"
+        return _("{name} went out").format(name=seat_name(names, went_out))
     if reason is EndReason.DEAD_FOOT:
-        return "dead foot: no tile is left that could go on the open foot"
-    return "blocked: nobody could play or draw"
+        return _("dead foot: no tile is left that could go on the open foot")
+    return _("blocked: nobody could play or draw")
 
 
-WENT_OUT = "went out"
+WENT_OUT = N_("went out")
 """What a seat that played its last tile did (said of its empty hand at a round's end)."""
-SAT_OUT = "left the game: not dealt in"
+SAT_OUT = N_("left the game: not dealt in")
 """What a seat that had left did in a round: it sat it out, with the round's highest score."""
-SAT_OUT_NOTE = "sat the round out (the player had left the game): the round's highest score"
+SAT_OUT_NOTE = N_("sat the round out (the player had left the game): the round's highest score")
 """What `*` marks in a score table."""
 
 
@@ -291,17 +371,17 @@ def kept_text(tiles: Sequence[Tile], seated: bool, width: int = WIDTH) -> str:
     """What a seat held at a round's end, in one phrase: its tiles (wrapped by tile within
     `width`), that it went out, or that it had left the game and was not dealt in."""
     if not seated:
-        return f"({SAT_OUT})"
-    return render_hand(tiles, width) if tiles else f"({WENT_OUT})"
+        return f"({_(SAT_OUT)})"
+    return render_hand(tiles, width) if tiles else f"({_(WENT_OUT)})"
 
 
-ROUND_AUDIT = "every shuffle, key and move checked"
+ROUND_AUDIT = N_("every shuffle, key and move checked")
 """What the audit of a round checked (said after each round of a game whose rounds are audited)."""
 
 
 def audit_note(audited: bool) -> str | None:
     """What a screen says of a scored round's check (None: the game's rounds are not audited)."""
-    return f"audited: {ROUND_AUDIT}" if audited else None
+    return _("audited: {what}").format(what=_(ROUND_AUDIT)) if audited else None
 
 
 def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> str:
@@ -310,39 +390,54 @@ def instruction(view: PlayerView, names: Sequence[str], ready: bool = True) -> s
     `ready`: the table waits for the local player (False while, say, a hand is being opened)."""
     public = view.public
     if public.end_reason is not None:
-        return f"Round over: {describe_end(public.end_reason, public.went_out, names)}."
+        why = describe_end(public.end_reason, public.went_out, names)
+        return _("Round over: {why}.").format(why=why)
     if public.turn != view.seat:
         return who_plays(public, names)
     if not ready:
-        return "Your turn, as soon as the table has opened your tiles…"
-    need = _need(public, "you")
+        return _("Your turn, as soon as the table has opened your tiles…")
+    need = _need(public, None)
     moves = view.legal_moves()
     plays = [m for m in moves if isinstance(m, Play)]
     if view.drawn is not None:
+        tile = isolate(str(view.drawn))
         if plays:
-            places = ", ".join(m.end for m in plays)
-            return f"You drew {view.drawn}: it fits {places}, so you must play it."
-        return f"You drew {view.drawn}: it fits nowhere; pass."
+            places = ", ".join(isolate(m.end) for m in plays)
+            return _("You drew {tile}: it fits {ends}, so you must play it.").format(
+                tile=tile, ends=places
+            )
+        return _("You drew {tile}: it fits nowhere; pass.").format(tile=tile)
     if plays:
-        return f"Your turn. {need or 'Play a tile on an open end.'}".rstrip()
+        return _("Your turn. {need}").format(need=need or _("Play a tile on an open end.")).rstrip()
     if isinstance(moves[0], Draw):
-        return f"Your turn. {need}No tile of yours fits: draw."
-    return f"Your turn. {need}Nothing fits and the yard is at its floor: pass."
+        return _("Your turn. {need}No tile of yours fits: draw.").format(need=need)
+    return _("Your turn. {need}Nothing fits and the yard is at its floor: pass.").format(need=need)
 
 
 def who_plays(public: PublicRound, names: Sequence[str]) -> str:
     """Who is to play, and what the opening or an open foot asks of them."""
     who = seat_name(names, public.turn)
-    return f"{who} to play. {_need(public, who)}".rstrip()
+    return _("{name} to play. {need}").format(name=who, need=_need(public, who)).rstrip()
 
 
-def _need(public: PublicRound, who: str) -> str:
-    """What the opening or an open foot asks of `who` ('' in main play), as a sentence."""
+def _need(public: PublicRound, who: str | None) -> str:
+    """What the opening or an open foot asks of `who` (None: the local player; '' in main
+    play), as a sentence."""
     if public.phase is Phase.FOOT and public.foot is not None:
         foot = public.foot
-        down = TOES - public.toes_left
-        return (
-            f"Foot on {foot.label}: {down} of {TOES} toes; {who} must play {a_number(foot.low)}. "
+        values = {
+            "tile": isolate(foot.label),
+            "count": digits(TOES - public.toes_left),
+            "toes": digits(TOES),
+            "name": who,
+            "a_number": a_number(foot.low),
+        }
+        if who is None:
+            return _("Foot on {tile}: {count} of {toes} toes; you must play {a_number}. ").format(
+                **values
+            )
+        return _("Foot on {tile}: {count} of {toes} toes; {name} must play {a_number}. ").format(
+            **values
         )
     if public.phase is Phase.OPENING:
         need = public.requirement()
@@ -368,16 +463,25 @@ def score_table(
     def row(lead: str, cells: Sequence[str]) -> str:
         return lead + "".join(pad(c, size + 1, True) for c, size in zip(cells, sizes, strict=True))
 
-    rows = [row("round ", [fit(name, size) for name, size in zip(shown, sizes, strict=True)])]
+    round_head, total_head = _round_and_total(width)
+    rows = [row(round_head, [fit(name, size) for name, size in zip(shown, sizes, strict=True)])]
     absent = False
     for number, scores, seated in rounds:
-        marked = [f"{score}{'' if s in seated else '*'}" for s, score in enumerate(scores)]
+        marked = [f"{digits(score)}{'' if s in seated else '*'}" for s, score in enumerate(scores)]
         absent = absent or len(seated) < len(scores)
-        rows.append(row(f"{number:>5} ", marked))
-    rows.append(row("total ", [str(total) for total in totals]))
+        rows.append(row(pad(digits(number), columns(round_head) - 1, True) + " ", marked))
+    rows.append(row(total_head, [digits(total) for total in totals]))
     if absent:
-        rows += wrapped(f"* {SAT_OUT_NOTE}", width, "  ")
+        rows += wrapped(f"* {_(SAT_OUT_NOTE)}", width, "  ")
     return rows
+
+
+def _round_and_total(width: int) -> tuple[str, str]:
+    """The score table's first column: its head (round) and its last row's (total), padded to
+    the wider of the two words in the language in effect."""
+    heads = (_("round"), _("total"))
+    size = max(5, *(columns(head) for head in heads))
+    return pad(heads[0], size) + " ", pad(heads[1], size) + " "
 
 
 def score_lines(game: Game, names: Sequence[str], width: int = WIDTH) -> list[str]:
@@ -397,7 +501,12 @@ def winner_text(
 ) -> str:
     """Who won and with how many points: 'Ada wins with 3 points', 'You win with 1 point'
     (`me`: the local seat), 'Ada and Bob win with 7 points'."""
-    mine = me is not None and tuple(winners) == (me,)
-    who = "You" if mine else " and ".join(seat_name(names, s) for s in winners)
-    verb = "win" if mine or len(winners) > 1 else "wins"
-    return f"{who} {verb} with {count(totals[winners[0]], 'point')}"
+    score = points(totals[winners[0]])
+    if me is not None and tuple(winners) == (me,):
+        return _("You win with {points}").format(points=score)
+    if len(winners) == 1:
+        return _("{name} wins with {points}").format(
+            name=seat_name(names, winners[0]), points=score
+        )
+    who = word_list([seat_name(names, s) for s in winners])
+    return _("{names} win with {points}").format(names=who, points=score)

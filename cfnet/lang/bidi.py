@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from cfnet.lang.bidi_marks import CONTROLS, FSI, LRI, PDI
+from cfnet.lang.bidi_marks import CONTROLS, FSI, ISOLATES, LRI, PDI
 from cfnet.lang.catalog import language
 from cfnet.lang.width import pad_left, wrap
 
@@ -95,11 +95,19 @@ def visual_line(line: str, columns: int, rtl: bool | None = None) -> str:
 
 
 def starts_right_to_left(text: str) -> bool:
-    """Whether the first letter of `text` with a strong direction is right to left: the
-    direction a terminal that does bidi gives a line of its own (none: left to right)."""
+    """Whether the first letter of `text` with a strong direction, outside isolates, is right
+    to left: the direction a terminal that does bidi gives a line of its own (none: left to
+    right), as in rule P2 of the bidi algorithm."""
     import unicodedata
 
+    depth = 0
     for char in text:
+        if char in ISOLATES:
+            depth += 1
+        elif char == PDI:
+            depth = max(0, depth - 1)
+        if depth or char == PDI:
+            continue
         direction = unicodedata.bidirectional(char)
         if direction in ("R", "AL"):
             return True

@@ -12,8 +12,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from cfnet.disk.language import remember_language
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.game.text import WIDTH, columns, count, escaped, fit, pad
-from cfnet.lang import language
+from cfnet.game.text import WIDTH, columns, digits, escaped, fit, pad, rounds_text
+from cfnet.lang import N_, _, isolate_name, language, ngettext, pgettext
 from cfnet.lang.catalog import set_language
 from cfnet.lang.choice import choose, language_list
 from cfnet.net.address import parse_host_port
@@ -54,13 +54,13 @@ class WatchTable:
 
 Choice = HostTable | JoinTable | WatchTable
 
-BROWSER_KEYS = (
+BROWSER_KEYS = N_(
     "↑↓ select · Enter join · w watch · h host · c HOST:PORT · r refresh · l language · q quit"
 )
 KEY_LINES = (
     BROWSER_KEYS,
-    "↑↓ · Enter join · w watch · h host · c HOST:PORT · l language · q quit",
-    "↑↓ · Enter join · w watch · h host · c HOST:PORT · q quit",
+    N_("↑↓ · Enter join · w watch · h host · c HOST:PORT · l language · q quit"),
+    N_("↑↓ · Enter join · w watch · h host · c HOST:PORT · q quit"),
 )
 """The key reminder, longest first: the first that fits the terminal's width is shown."""
 RULES_COLUMNS = 25  # the rules column, shown from WIDTH columns (else under the selected table)
@@ -68,7 +68,11 @@ RULES_COLUMNS = 25  # the rules column, shown from WIDTH columns (else under the
 
 def _number(text: str, low: int, high: int, what: str) -> int:
     if not text.isdecimal() or not low <= int(text) <= high:
-        raise ValueError(f"{text!r}: {what} is a number from {low} to {high}")
+        raise ValueError(
+            _("{text!r}: {what} is a number from {low} to {high}").format(
+                text=text, what=what, low=low, high=high
+            )
+        )
     return int(text)
 
 
@@ -116,17 +120,20 @@ class BrowserScreen(Page):
         return tables, names.index(self.selected) if self.selected in names else -1
 
     def title(self) -> str:
-        where = f" via {self.where}" if self.where else ""
-        return f"cfnet · tables on the LAN{where} · you are {self.player}"
+        if self.where:
+            title = _("cfnet · tables on the LAN via {interface} · you are {name}")
+        else:
+            title = _("cfnet · tables on the LAN · you are {name}")
+        return title.format(interface=self.where, name=isolate_name(self.player))
 
     def body(self, width: int = WIDTH) -> tuple[list[Line], int]:
         tables, chosen = self._selection()
         if not tables:
-            lines = wrapped_line("", "Looking for tables on the LAN… none seen yet.", width)
+            lines = wrapped_line("", _("Looking for tables on the LAN… none seen yet."), width)
             lines.append([("", "")])
-            help = (
+            help = _(
                 "h: host a table here. c HOST:PORT: join a table by its address, where"
-                " multicast does not reach (the host's screen shows it)."
+                " multicast does not reach (the host's screen shows it). l: choose the language."
             )
             return lines + wrapped_line("", help, width), 0
         wide = width >= WIDTH  # room for the rules column
@@ -134,8 +141,13 @@ class BrowserScreen(Page):
         fixed = len("▶  99  ") + len(" HOST        ") + len(" SEATS ") + len(" CODE")
         fixed += RULES_COLUMNS + 1 if wide else 0
         name_width = max(8, min(max(columns(name) for name in names), width - fixed))
-        rules_head = f"{'RULES':<{RULES_COLUMNS}} " if wide else ""
-        head = f"   {'#':>2}  {pad('TABLE', name_width)} {'HOST':<12} {'SEATS':<6} {rules_head}CODE"
+        rules_head = pad(fit(pgettext("heading", "RULES"), RULES_COLUMNS), RULES_COLUMNS + 1)
+        head = (
+            f"   {'#':>2}  {pad(fit(pgettext('heading', 'TABLE'), name_width), name_width)} "
+            f"{pad(fit(pgettext('heading', 'HOST'), 12), 12)} "
+            f"{pad(fit(pgettext('heading', 'SEATS'), 6), 6)} {rules_head if wide else ''}"
+            f"{fit(pgettext('heading', 'CODE'), 5)}"
+        )
         rows: list[Line] = [[("class:title", head)]]
         namesakes = Counter(table.name for table in tables)
         for i, (table, name) in enumerate(zip(tables, names, strict=True)):
@@ -147,7 +159,7 @@ class BrowserScreen(Page):
             text = (
                 f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {name} "
                 f"{pad(host, 12)} {f'{table.taken}/{table.seats}':<6} {about}"
-                f"{'yes' if table.code else ''}"
+                f"{fit(_('yes'), 5) if table.code else ''}"
             )
             styles = ["class:selected"] if i == chosen else []
             styles += ["class:more"] if table.incompatible else []  # dimmed: it cannot be joined
@@ -156,13 +168,19 @@ class BrowserScreen(Page):
             table = tables[chosen]
             rows.append([("", "")])
             if not wide:
-                rows += wrapped_line("", f"   rules: {self._about(table)}", width, "   ")
-            key = f"   host key {table.fingerprint} at {table.address}:{table.port}"
-            rows += wrapped_line("", key, width, "   ")
+                rules = _("rules: {rules}").format(rules=self._about(table))
+                rows += wrapped_line("", f"   {rules}", width, "   ")
+            key = _("host key {key} at {address}:{port}").format(
+                key=table.fingerprint, address=table.address, port=table.port
+            )
+            rows += wrapped_line("", f"   {key}", width, "   ")
             same = namesakes[table.name]
-            also = f" · {same} tables have this name: check the key" if same > 1 else ""
-            answer = f"   each seat has {table.timeout_text} to answer{also}"
-            rows += wrapped_line("", answer, width, "   ")
+            answer = _("each seat has {time} to answer").format(time=table.timeout_text)
+            if same > 1:
+                answer = _(
+                    "each seat has {time} to answer · {count} tables have this name: check the key"
+                ).format(time=table.timeout_text, count=digits(same))
+            rows += wrapped_line("", f"   {answer}", width, "   ")
         return rows, chosen + 1
 
     @staticmethod
@@ -172,12 +190,14 @@ class BrowserScreen(Page):
             return escaped(table.incompatible)
         blank = " 0-0=50" if table.rules.double_blank_50 else ""
         trains = table.rules.trains_needed(table.seats)
-        return f"{count(table.rules.rounds, 'round')}, {trains} trains{blank}"
+        about = ngettext("{rounds}, {count} train", "{rounds}, {count} trains", trains)
+        return about.format(rounds=rounds_text(table.rules.rounds), count=digits(trains)) + blank
 
     def toolbar(self, width: int = WIDTH) -> str:
         if self.question is not None:
-            return "Enter: the default in [brackets] · Esc: cancel"
-        return next((keys for keys in KEY_LINES if columns(keys) <= width), KEY_LINES[-1])
+            return _("Enter: the default in [brackets] · Esc: cancel")
+        lines = [_(keys) for keys in KEY_LINES]
+        return next((keys for keys in lines if columns(keys) <= width), lines[-1])
 
     def more_keys(self, keys: KeyBindings) -> None:
         @keys.add("up")
@@ -212,49 +232,57 @@ class BrowserScreen(Page):
             if rest:
                 self._connect(" ".join(rest))
             else:
-                self.ask(Question("Address (HOST:PORT)", self._connect))
+                self.ask(Question(_("Address (HOST:PORT)"), self._connect))
         elif word in ("r", "refresh"):
             self.browser = self._discovery.browse()
-            self.info("Looking again: the list fills as tables answer.")
+            self.info(_("Looking again: the list fills as tables answer."))
         elif word in ("l", "language"):
             if rest:
                 self._choose_language(rest[0])
             else:
                 self.ask(
                     Question(
-                        f"Language [{language().code}]",
+                        _("Language [{code}]").format(code=language().code),
                         self._choose_language,
                         language().code,
-                        f"One of {language_list()}.",
+                        _("One of {languages}.").format(languages=language_list()),
                     )
                 )
         elif word in ("?", "help"):
-            self.info(f"Keys: {BROWSER_KEYS}. A number joins that table.")
+            self.info(_("Keys: {keys}. A number joins that table.").format(keys=_(BROWSER_KEYS)))
         else:
-            self.error(f"{text!r} is not a command here: {BROWSER_KEYS}")
+            self.error(
+                _("{text!r} is not a command here: {keys}").format(text=text, keys=_(BROWSER_KEYS))
+            )
 
     def _join_listed(self, number: int | None) -> None:
         tables, chosen = self._selection()
         if not tables:
-            self.error("no table is listed yet: host one (h), or join by address (c HOST:PORT)")
+            self.error(_("no table is listed yet: host one (h), or join by address (c HOST:PORT)"))
             return
         index = chosen if number is None else number - 1
         if not 0 <= index < len(tables):
-            self.error(f"there is no table {number}: choose 1 to {len(tables)}")
+            self.error(
+                _("there is no table {number}: choose 1 to {count}").format(
+                    number=number, count=len(tables)
+                )
+            )
             return
         table = tables[index]
         self.selected = table.instance
         if table.refusal is not None:
             self.error(table.refusal)
         elif table.free <= 0:
-            self.error(f"table {table.name!r} is full: choose another, or host one")
+            self.error(
+                _("table {name!r} is full: choose another, or host one").format(name=table.name)
+            )
         elif table.code:
             self.ask(
                 Question(
-                    f"Join code for '{fit(escaped(table.name), 30)}'",
+                    _("Join code for '{name}'").format(name=fit(escaped(table.name), 30)),
                     lambda code: self._choose(JoinTable(table, None, _code(code, True))),
                     secret=True,
-                    note="This table lets in only those who know its code: ask its host.",
+                    note=_("This table lets in only those who know its code: ask its host."),
                 )
             )
         else:
@@ -264,7 +292,7 @@ class BrowserScreen(Page):
         """Watch the selected table (cfnet watch), asking its join code if it has one."""
         tables, chosen = self._selection()
         if not 0 <= chosen < len(tables):
-            self.error("no table is listed yet: there is nothing to watch")
+            self.error(_("no table is listed yet: there is nothing to watch"))
             return
         table = tables[chosen]
         if table.refusal is not None:
@@ -272,10 +300,10 @@ class BrowserScreen(Page):
         elif table.code:
             self.ask(
                 Question(
-                    f"Join code to watch '{fit(escaped(table.name), 24)}'",
+                    _("Join code to watch '{name}'").format(name=fit(escaped(table.name), 24)),
                     lambda code: self._choose(WatchTable(table, _code(code, True))),
                     secret=True,
-                    note="This table lets in only those who know its code, watchers too.",
+                    note=_("This table lets in only those who know its code, watchers too."),
                 )
             )
         else:
@@ -285,10 +313,12 @@ class BrowserScreen(Page):
         address = parse_host_port(text)
         self.ask(
             Question(
-                "Join code [none]",
+                _("Join code [none]"),
                 lambda code: self._choose(JoinTable(None, address, _code(code, False))),
                 secret=True,
-                note=f"Joining {address[0]}:{address[1]}: type the table's join code, if any.",
+                note=_("Joining {host}:{port}: type the table's join code, if any.").format(
+                    host=address[0], port=address[1]
+                ),
             )
         )
 
@@ -299,7 +329,11 @@ class BrowserScreen(Page):
         set_language(chosen)
         if self.home is not None:
             remember_language(self.home, chosen.code)
-        self.info(f"cfnet speaks {chosen.name} now, and will when it starts again.")
+        self.info(
+            _("cfnet speaks {language} now, and will when it starts again.").format(
+                language=chosen.name
+            )
+        )
 
     def _choose(self, choice: Choice) -> None:
         self.choice = choice
@@ -308,30 +342,33 @@ class BrowserScreen(Page):
     # -- hosting: five questions, each with a default
 
     def _ask_host(self) -> None:
-        default = f"{self.player}'s table"[:MAX_NAME_CHARS].strip()
-        self.ask(Question(f"Table name [{default}]", self._host_name, default))
+        default = _("{name}'s table").format(name=self.player)[:MAX_NAME_CHARS].strip()
+        self.ask(Question(_("Table name [{name}]").format(name=default), self._host_name, default))
 
     def _host_name(self, text: str) -> None:
         self._form = replace(self._form, name=check_name(text))
         self.ask(
             Question(
-                f"Seats, {MIN_PLAYERS} to {MAX_PLAYERS} [4]",
+                _("Seats, {low} to {high} [4]").format(low=MIN_PLAYERS, high=MAX_PLAYERS),
                 self._host_seats,
                 "4",
-                "How many players, you included.",
+                _("How many players, you included."),
             )
         )
 
     def _host_seats(self, text: str) -> None:
-        self._form = replace(self._form, seats=_number(text, MIN_PLAYERS, MAX_PLAYERS, "seats"))
+        seats = _number(text, MIN_PLAYERS, MAX_PLAYERS, _("seats"))
+        self._form = replace(self._form, seats=seats)
         default = RuleOptions().describe()
         self.ask(
             Question(
-                "Rules [defaults]",
+                _("Rules [defaults]"),
                 self._host_rules,
                 "",
-                f"NAME=VALUE ...: rounds=1..10, start_trains=N..8, double_blank_50=on|off. "
-                f"Enter: {default}",
+                _(
+                    "NAME=VALUE ...: rounds=1..10, start_trains=N..8, double_blank_50=on|off. "
+                    "Enter: {rules}"
+                ).format(rules=default),
             )
         )
 
@@ -346,9 +383,9 @@ class BrowserScreen(Page):
         self._form = replace(self._form, rules=tuple(text.split()))
         self.ask(
             Question(
-                "Join code [none]",
+                _("Join code [none]"),
                 self._host_code,
-                note="Only players who type this code may sit (it is never sent). Enter: none.",
+                note=_("Only players who type this code may sit (it is never sent). Enter: none."),
             )
         )
 
@@ -356,11 +393,13 @@ class BrowserScreen(Page):
         self._form = replace(self._form, code=_code(text, False))
         self.ask(
             Question(
-                f"Computer players, 0 to {self._form.seats - 1} [0]",
+                _("Computer players, 0 to {high} [0]").format(high=self._form.seats - 1),
                 self._host_bots,
                 "0",
-                "They sit at once; more can be added in the lobby. A strategy may follow: "
-                f"2 expert ({', '.join(BOT_STRATEGIES)}; default greedy).",
+                _(
+                    "They sit at once; more can be added in the lobby. A strategy may follow: "
+                    "2 expert ({strategies}; default greedy)."
+                ).format(strategies=", ".join(BOT_STRATEGIES)),
             )
         )
 
@@ -372,16 +411,20 @@ class BrowserScreen(Page):
 def computer_players(text: str, most: int) -> tuple[int, str]:
     """Read the host form's answer `K [STRATEGY]` (0..`most` players, default greedy);
     ValueError says what is allowed."""
-    count, _, strategy = text.strip().partition(" ")
-    bots = _number(count or "0", 0, most, "computer players")
+    count, _space, strategy = text.strip().partition(" ")
+    bots = _number(count or "0", 0, most, _("computer players"))
     strategy = strategy.strip().lower() or "greedy"
     if strategy not in BOT_STRATEGIES:
-        raise ValueError(f"{strategy!r}: a computer player is one of {', '.join(BOT_STRATEGIES)}")
+        raise ValueError(
+            _("{strategy!r}: a computer player is one of {strategies}").format(
+                strategy=strategy, strategies=", ".join(BOT_STRATEGIES)
+            )
+        )
     return bots, strategy
 
 
 def _code(text: str, required: bool) -> str | None:
     code = text.strip()
     if not code and required:
-        raise ValueError("this table needs its join code: ask its host (Esc: cancel)")
+        raise ValueError(_("this table needs its join code: ask its host (Esc: cancel)"))
     return code or None

@@ -15,10 +15,12 @@ from cfnet.game.moves import Move, Play
 from cfnet.game.text import (
     SENTENCE_CHARS,
     WIDTH,
+    YOU,
     audit_note,
     clock,
     columns,
     describe_end,
+    digits,
     escaped,
     fit,
     fit_widths,
@@ -29,9 +31,12 @@ from cfnet.game.text import (
     score_lines,
     seat_name,
     shown_names,
+    shown_sentence,
     waiting_text,
     winner_text,
 )
+from cfnet.lang import N_, _, isolate, ngettext
+from cfnet.lang.typed import translated_commands
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameSession, Notice, SessionEvent
 from cfnet.ui.move_input import numbered_moves, sorted_hand
@@ -54,36 +59,60 @@ PROMPT_ROWS = 1  # the input line, under what the panes draw
 MIN_ROWS = 20  # the screen's least height, the input line included (more with a big hand)
 COUNTDOWN = 30.0  # the local seat sees its time to move in the last this many seconds
 
-HELP_INTRO = "How to play: type a move or a command. Tab completes; Up/Down: earlier lines."
+HELP_INTRO = N_("How to play: type a move or a command. Tab completes; Up/Down: earlier lines.")
 HELP_ITEMS = (
-    ("3", "the move numbered 3 in the list of your moves"),
-    ("9-3 b", "tile 9-3 on the open end labelled b on the board"),
-    ("9-3", "the tile alone, when it fits one place only"),
-    ("draw, pass", "only when none of your tiles fits (the banner says which)"),
-    ("hint", "what the computer would play"),
-    ("scores", "the score table"),
-    ("log", "every event so far"),
-    ("help", "this text"),
-    ("rules", "the complete rules of the game"),
-    ("Enter, next", "the next round, after a round"),
-    ("quit, leave", "resign and leave (asks)"),
-    ("Esc", "back to the board"),
-    ("PgUp/PgDn", "scroll this pane"),
+    ("3", "", N_("the move numbered 3 in the list of your moves")),
+    ("9-3 b", "", N_("tile 9-3 on the open end labelled b on the board")),
+    ("9-3", "", N_("the tile alone, when it fits one place only")),
+    ("draw, pass", "draw pass", N_("only when none of your tiles fits (the banner says which)")),
+    ("hint", "hint", N_("what the computer would play")),
+    ("scores", "scores", N_("the score table")),
+    ("log", "log", N_("every event so far")),
+    ("help", "help", N_("this text")),
+    ("rules", "rules", N_("the complete rules of the game")),
+    ("Enter, next", "next", N_("the next round, after a round")),
+    ("quit, leave", "quit", N_("resign and leave (asks)")),
+    ("Esc", "", N_("back to the board")),
+    ("PgUp/PgDn", "", N_("scroll this pane")),
 )
+"""Each line of the help: what is typed (in English), the commands in it (said in the language
+in effect as well, when it has its own words for them), and what it does."""
 HELP_RULES = (
-    "Play when you can; draw only when nothing fits, and play a drawn tile that fits.",
-    "A double opens a foot: the next 3 tiles go on it. The lowest total wins.",
+    N_("Play when you can; draw only when nothing fits, and play a drawn tile that fits."),
+    N_("A double opens a foot: the next 3 tiles go on it. The lowest total wins."),
 )
 
 
 def help_lines(width: int) -> list[Line]:
-    """How to play, within `width` columns: each command beside what it does."""
-    lines = wrapped_line("class:title", HELP_INTRO, width)
-    for keys, what in HELP_ITEMS:
-        lines += wrapped_line("", f"  {keys:<13}{what}", width, " " * 15)
+    """How to play, within `width` columns: each command beside what it does (and, in another
+    language, the command's own word in it under the English one)."""
+    lines = wrapped_line("class:title", _(HELP_INTRO), width)
+    words = translated_commands()
+    for keys, commands, what in HELP_ITEMS:
+        lines += wrapped_line("", f"  {pad(keys, 13)}{_(what)}", width, " " * 15)
+        own = [words[name] for name in commands.split() if words[name] != name]
+        if own:
+            lines.append([("class:more", "  " + ", ".join(own))])
     for text in HELP_RULES:
-        lines += wrapped_line("", text, width)
+        lines += wrapped_line("", _(text), width)
     return lines
+
+
+def _row_heads() -> tuple[str, str]:
+    """The heads of the players table's rows (tiles in hand, points), padded alike."""
+    heads = (_("tiles"), _("points"))
+    size = max(6, *(columns(head) for head in heads)) + 1
+    return pad(heads[0], size), pad(heads[1], size)
+
+
+def _hand_head() -> str:
+    """The head of the hand's row, as wide as the moves' head."""
+    return pad(_("Hand"), max(5, columns(_("Moves"))) + 1)
+
+
+def _moves_head() -> str:
+    """The head of the moves' row, as wide as the hand's head."""
+    return pad(_("Moves"), max(5, columns(_("Hand"))) + 1)
 
 
 def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:
@@ -102,7 +131,7 @@ class GamePanes:
     def __init__(self, session: GameSession) -> None:
         self.session = session
         self.log: list[tuple[str, str]] = []  # (style, text): each event whole, escaped
-        self.feedback: tuple[str, str] = ("class:info", "Type help for the commands.")
+        self.feedback: tuple[str, str] = ("class:info", _("Type help for the commands."))
         self.panel: str | None = None
         self.round_end: RoundScored | None = None  # set from a round's end to the next deal
         self.results: RoundScored | None = None  # the last round's, for the results panel
@@ -124,25 +153,26 @@ class GamePanes:
         if isinstance(event, MoveMade | RoundStarted):
             self._follow = True
         if isinstance(event, MoveMade):
-            who = "You" if event.seat == me else seat_name(names, event.seat)
+            who = YOU if event.seat == me else seat_name(names, event.seat)
             style = "class:event.mine" if event.seat == me else ""
             self._add(style, move_text(who, event.move, event.drawn))
         elif isinstance(event, RoundStarted):
             self.round_end = None
             if self.panel == "round":  # the table moved on by itself: let the player read on
-                self.feedback = ("class:info", "The next round has begun: Enter shows the board")
-            view = self.session.view
-            centre = f", centre {view.public.centre}" if view is not None else ""
-            starter = (
-                "you start" if event.starter == me else f"{seat_name(names, event.starter)} starts"
-            )
-            self._add("class:event.round", f"Round {event.round_number} begins{centre}; {starter}")
+                self.feedback = (
+                    "class:info",
+                    _("The next round has begun: Enter shows the board"),
+                )
+            self._add("class:event.round", self._round_begins(event))
         elif isinstance(event, RoundScored):
             self.round_end = self.results = event
             why = describe_end(event.end_reason, event.went_out, names)
-            self._add("class:event.round", f"Round {event.round_number} over: {why}")
-            scores = ", ".join(f"{seat_name(names, s)} {p}" for s, p in enumerate(event.scores))
-            self._add("", f"  points: {scores}")
+            over = _("Round {number} over: {why}")
+            self._add("class:event.round", over.format(number=digits(event.round_number), why=why))
+            scores = ", ".join(
+                f"{seat_name(names, s)} {digits(p)}" for s, p in enumerate(event.scores)
+            )
+            self._add("", "  " + _("points: {scores}").format(scores=scores))
             audit = audit_note(self.session.audited)
             if audit is not None:
                 self._add("class:info", f"  {audit}")
@@ -152,13 +182,29 @@ class GamePanes:
             self.saved_log = self.kept_log()
             self._add("class:event.round", self._winner_text(event))
             if self.saved_log is not None:
-                self._add("", f"  log saved to {self.saved_log}")
+                self._add("", "  " + _("log saved to {path}").format(path=self.saved_log))
             self._open("round")
         elif isinstance(event, GameAborted):
             self.game_end = event
-            self._add("class:error", f"Game aborted: {event.reason}")
+            self._add("class:error", _("Game aborted: {reason}").format(reason=event.reason))
         elif isinstance(event, Notice):
             self._add("class:info", event.text)
+
+    def _round_begins(self, event: RoundStarted) -> str:
+        """The event of a round's start: its number, the centre once dealt, who starts."""
+        view = self.session.view
+        values = {
+            "number": digits(event.round_number),
+            "tile": isolate(str(view.public.centre)) if view is not None else "",
+            "name": seat_name(self.names, event.starter),
+        }
+        if event.starter == self.session.seat:
+            if view is None:
+                return _("Round {number} begins; you start").format(**values)
+            return _("Round {number} begins, centre {tile}; you start").format(**values)
+        if view is None:
+            return _("Round {number} begins; {name} starts").format(**values)
+        return _("Round {number} begins, centre {tile}; {name} starts").format(**values)
 
     def kept_log(self) -> Path | None:
         """Where the game's log is kept, asked once when the game is over."""
@@ -166,12 +212,11 @@ class GamePanes:
 
     def _add(self, style: str, text: str) -> None:
         """An event for the log: the sentence may hold a peer's words, so it is escaped here."""
-        self.log.append((style, escaped(text, SENTENCE_CHARS)))
+        self.log.append((style, shown_sentence(text)))
 
     def _winner_text(self, event: GameOver) -> str:
-        return (
-            f"Game over: {winner_text(event.winners, event.totals, self.names, self.session.seat)}"
-        )
+        winner = winner_text(event.winners, event.totals, self.names, self.session.seat)
+        return _("Game over: {winner}").format(winner=winner)
 
     def _close_panel(self) -> None:
         """Back to the board; what the feedback said about the panel is said."""
@@ -226,31 +271,37 @@ class GamePanes:
         view = self.session.view
         game = self.session.game
         if view is None:
-            return " cfnet · dealing…"
+            return " " + _("cfnet · dealing…")
         public = view.public
-        return (
-            f" Round {public.round_number}/{game.options.rounds}"
-            f" · move {len(public.moves)} · yard {public.yard_count}"
-            f" ({public.drawable} drawable)"
+        return " " + _(
+            "Round {number}/{rounds} · move {moves} · yard {yard} ({drawable} drawable)"
+        ).format(
+            number=digits(public.round_number),
+            rounds=digits(game.options.rounds),
+            moves=digits(len(public.moves)),
+            yard=digits(public.yard_count),
+            drawable=digits(public.drawable),
         )
 
     def _status_right(self, room: int = WIDTH // 2) -> Line:
         """Whose turn it is, within `room` columns."""
         session = self.session
         if self.game_end is not None:
-            return [("class:status", "Game over ")]
+            return [("class:status", _("Game over") + " ")]
         waiting = session.waiting_for
         if not waiting:
             return []
         if self.round_end is not None and session.seat in waiting:
-            return [("class:status.turn", " ▶ Press Enter ")]
+            return [("class:status.turn", " ▶ " + _("Press Enter") + " ")]
         if self._ready():
-            return [("class:status.turn", " ▶ Your turn ")]
+            return [("class:status.turn", " ▶ " + _("Your turn") + " ")]
         if session.seat in waiting:
-            return [("class:status", " Dealing… ")]
-        more = f" +{len(waiting) - 1}" if len(waiting) > 1 else ""
-        name = fit(seat_name(self.names, waiting[0]), room - len("  Waiting for  ") - len(more))
-        return [("class:status", f"  Waiting for {name}{more} ")]
+            return [("class:status", " " + _("Dealing…") + " ")]
+        more = f" +{digits(len(waiting) - 1)}" if len(waiting) > 1 else ""
+        waiting_for = _("Waiting for {name}")
+        room = room - columns(waiting_for.format(name="")) - 3 - len(more)
+        name = fit(seat_name(self.names, waiting[0]), room)
+        return [("class:status", "  " + waiting_for.format(name=name) + f"{more} ")]
 
     def _players(self, width: int = WIDTH) -> list[Line]:
         """A small table: each seat's name (the one to move marked), tiles in hand, points;
@@ -259,23 +310,23 @@ class GamePanes:
         view = session.view
         totals = session.game.totals
         names = self.names
-        lead = "       "
+        lead = " " * columns(_row_heads()[0])
         sizes = [max(4, columns(name)) for name in names]
         sizes = fit_widths(sizes, width - len(lead) - 2 * len(names), 4)
         heads: Line = [("", lead)]
-        counts, points = "tiles  ", "points "
+        counts, points = _row_heads()
         for seat, (name, size) in enumerate(zip(names, sizes, strict=True)):
             turn = view is not None and view.public.turn == seat and not view.public.is_over
             tiles: int | str = view.public.hand_counts[seat] if view is not None else 0
             if view is not None and seat not in view.public.seated:
-                tiles = "left"  # left the game: sits the round out
+                tiles = _("left")  # left the game: sits the round out
             mark = "▶" if turn else ""
             style = "class:status.turn" if turn else ("class:title" if seat == session.seat else "")
             shown = mark + fit(name, size)
             heads.append(("", " " * (size + 2 - columns(shown))))
             heads.append((style, shown))
-            counts += f"{tiles:>{size + 2}}"
-            points += f"{totals[seat]:>{size + 2}}"
+            counts += pad(tiles if isinstance(tiles, str) else digits(tiles), size + 2, True)
+            points += pad(digits(totals[seat]), size + 2, True)
         return [heads, [("", counts)], [("", points)]]
 
     def _main_lines(self, width: int = WIDTH) -> list[Line]:
@@ -285,18 +336,18 @@ class GamePanes:
         if self.panel == "scores":
             rows = score_lines(self.session.game, self.session.names, width)
             scores: list[Line] = [[("", row)] for row in rows]
-            return [[("class:title", "Scores")], *scores]
+            return [[("class:title", _("Scores"))], *scores]
         if self.panel == "rules":
             return [[("", line)] for line in rule_book_lines(width)]
         if self.panel == "log":
-            lines: list[Line] = [[("class:title", "Event log")]]
+            lines: list[Line] = [[("class:title", _("Event log"))]]
             for style, text in self.log:
                 lines += wrapped_line(style, text, width, "    ")
             return lines
         if self.panel == "round" and self.results is not None:
             return self._round_lines(self.results, width)
         if view is None:
-            return [[("", "Waiting for the deal…")]]
+            return [[("", _("Waiting for the deal…"))]]
         lines = board_lines(view.public, width)
         self._board_focus = newest_row(
             ["".join(t[1] for t in ln) for ln in lines], view.public.moves
@@ -306,12 +357,14 @@ class GamePanes:
     def _round_lines(self, end: RoundScored, width: int) -> list[Line]:
         names = self.names
         why = describe_end(end.end_reason, end.went_out, names)
-        lines = wrapped_line("class:title", f"Round {end.round_number} over: {why}", width)
+        over = _("Round {number} over: {why}").format(number=digits(end.round_number), why=why)
+        lines = wrapped_line("class:title", over, width)
         name_width = min(max(columns(n) for n in names), max(8, width - 40))
         for seat, hand in enumerate(end.left):
             score = end.scores[seat]
-            head = f"{pad(fit(names[seat], name_width), name_width)} {score:>4} "
-            head += f"{'point' if score == 1 else 'points':<6}  "
+            head = f"{pad(fit(names[seat], name_width), name_width)} {pad(digits(score), 4, True)} "
+            noun = ngettext("point", "points", score)
+            head += f"{pad(noun, max(6, columns(ngettext('point', 'points', 2))))}  "
             kept = kept_text(sorted_hand(hand), seat in end.seated, width - columns(head))
             for i, row in enumerate(kept.splitlines()):
                 lines.append([("", (head if i == 0 else " " * columns(head)) + row)])
@@ -322,34 +375,42 @@ class GamePanes:
         if isinstance(self.game_end, GameOver):
             lines += wrapped_line("class:banner", self._winner_text(self.game_end), width)
             if self.saved_log is not None:
-                lines.append([("", "The game's log is saved in")])
+                lines.append([("", _("The game's log is saved in"))])
                 path = escaped(str(self.saved_log), SENTENCE_CHARS)
                 lines += wrapped_line("", f"  {path}", width, "  ")
-            lines.append([("", "Press Enter to leave.")])
+            lines.append([("", _("Press Enter to leave."))])
         elif end.round_number >= self.session.game.options.rounds:
-            lines.append([("", "The last round: the table is checking the game…")])
+            lines += wrapped_line("", _("The last round: the table is checking the game…"), width)
         else:
-            lines.append([("", "Press Enter to go on (Esc: the board).")])
+            lines += wrapped_line("", _("Press Enter to go on (Esc: the board)."), width)
         return lines
 
     def _banner(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
         if isinstance(self.game_end, GameAborted):
             reason = escaped(self.game_end.reason, SENTENCE_CHARS)
-            style, text = "class:error", f"Game aborted: {reason}"
+            style, text = "class:error", _("Game aborted: {reason}").format(reason=reason)
         elif self.game_end is not None:
             style, text = (
                 "class:banner",
-                self._winner_text(self.game_end) + ". Press Enter to leave.",
+                _("{winner}. Press Enter to leave.").format(
+                    winner=self._winner_text(self.game_end)
+                ),
             )
         elif view is None:
-            style, text = "class:banner", "Waiting for the deal."
+            style, text = "class:banner", _("Waiting for the deal.")
         elif self.round_end is not None:
             number = self.round_end.round_number
-            then = f"Press Enter for round {number + 1}."
+            then = _("Round {number} is over. Press Enter for round {next}.")
             if number >= self.session.game.options.rounds:
-                then = "That was the last round: the table is checking the game…"
-            style, text = "class:banner", f"Round {number} is over. {then}"
+                then = _(
+                    "Round {number} is over. That was the last round: the table is checking the"
+                    " game…"
+                )
+            style, text = (
+                "class:banner",
+                then.format(number=digits(number), next=digits(number + 1)),
+            )
         else:
             style, text = "class:banner", instruction(view, self.names, self._ready())
             text += self._countdown()
@@ -366,7 +427,7 @@ class GamePanes:
             text = waiting_text(name, wait.left, wait.link_down)
             return f" {text[0].upper()}{text[1:]}."
         if wait.left <= COUNTDOWN:
-            return f" {clock(wait.left)} left to move."
+            return " " + _("{clock} left to move.").format(clock=clock(wait.left))
         return ""
 
     def _hand(self, width: int = WIDTH) -> list[Line]:
@@ -374,7 +435,7 @@ class GamePanes:
         if view is None or self.round_end is not None:
             return []
         if not view.hand and not view.public.moves:
-            return [[("class:title", "Hand  "), ("", "(being dealt…)")]]
+            return [[("class:title", _hand_head()), ("", _("(being dealt…)"))]]
         moves = view.legal_moves() if self._ready() else []
         playable = {m.tile for m in moves if isinstance(m, Play)}
         items: list[Line] = []
@@ -383,7 +444,7 @@ class GamePanes:
             items.append(
                 [(style or ("class:tile.playable" if tile in playable else ""), str(tile))]
             )
-        return wrap_items(items, [("class:title", "Hand  ")], width, " ")
+        return wrap_items(items, [("class:title", _hand_head())], width, " ")
 
     def _moves(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
@@ -391,11 +452,11 @@ class GamePanes:
             return []
         moves = numbered_moves(view) if self._ready() else []
         if not moves:
-            return [[("class:title", "Moves "), ("", "wait for your turn")]]
+            return [[("class:title", _moves_head()), ("", _("wait for your turn"))]]
         items: list[Line] = [
             [("class:number", f"{n})"), ("", f" {m}")] for n, m in enumerate(moves, 1)
         ]
-        return wrap_items(items, [("class:title", "Moves ")], width)
+        return wrap_items(items, [("class:title", _moves_head())], width)
 
     def _ready(self) -> bool:
         """The table waits for the local seat's move, and its tiles are open."""
@@ -418,13 +479,13 @@ class GamePanes:
 
     def _feedback(self, width: int = WIDTH) -> list[Line]:
         style, text = self.feedback
-        return wrapped_line(style, escaped(text, SENTENCE_CHARS), width, "  ") if text else []
+        return wrapped_line(style, shown_sentence(text), width, "  ") if text else []
 
     def toolbar(self, width: int) -> str:
         """The key reminder beside the empty input line, shorter on a narrow terminal."""
         if width < WIDTH:
-            return "Tab · ↑↓ · help · quit "
-        return "Tab: complete · ↑↓: earlier · PgUp/PgDn · help · quit "
+            return _("Tab · ↑↓ · help · quit") + " "
+        return _("Tab: complete · ↑↓: earlier · PgUp/PgDn · help · quit") + " "
 
     # -- for tests and the final printout
 

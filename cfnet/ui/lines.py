@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 
-from cfnet.game.text import SENTENCE_CHARS, escaped, round_start, seat_name
+from cfnet.game.text import round_start, seat_name, shown_sentence
 from cfnet.net.lobby import LobbyEvent, Seating
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver, RoundScored, RoundStarted
@@ -16,7 +16,7 @@ from cfnet.seat.session import GameAborted, Notice, SessionEvent
 
 def say(text: str) -> None:
     """Print `text`, a sentence that may quote a peer (a name, an abort's detail): escaped."""
-    print(escaped(text, SENTENCE_CHARS), flush=True)
+    print(shown_sentence(text), flush=True)
 
 
 class PlainLines:

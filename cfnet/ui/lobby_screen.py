@@ -12,13 +12,15 @@ from cfnet.game.text import (
     WIDTH,
     clock,
     columns,
-    count,
+    digits,
     escaped,
     fit,
     pad,
     score_lines,
     seat_name,
 )
+from cfnet.lang import N_, _, ngettext, word_list
+from cfnet.lang.bidi import visual
 from cfnet.lang.typed import normalise
 from cfnet.net.lobby import LobbyEvent, Seating, TableOpened
 from cfnet.net.roster import Roster
@@ -32,12 +34,12 @@ from cfnet.ui.page import LeftTable, Page, Terminal
 from cfnet.ui.rule_book import rule_book_lines
 from cfnet.ui.styles import Line, wrapped_line
 
-HOST_HELP = (
+HOST_HELP = N_(
     "bot seats a computer player in a free seat; start seats computer players in every free"
     " seat, and the game starts; leave, or Ctrl-C in one key, gives up the table; rules shows"
     " the rule book; help shows this."
 )
-GUEST_HELP = (
+GUEST_HELP = N_(
     "leave, or Ctrl-C in one key, gives up your seat; rules shows the rule book; help shows this."
 )
 
@@ -83,10 +85,10 @@ class LobbyScreen(Page):
                 await asyncio.gather(task, return_exceptions=True)
         if task.cancelled() or (self.left and task.exception() is not None):
             if self._hosting():
-                raise LeftTable("you gave up the table before it started")
+                raise LeftTable(_("you gave up the table before it started"))
             if not self.seats:  # no roster came: no seat was ours
-                raise LeftTable("you stopped before taking a seat: nothing was joined")
-            raise LeftTable("you left the table before it started")
+                raise LeftTable(_("you stopped before taking a seat: nothing was joined"))
+            raise LeftTable(_("you left the table before it started"))
         return task.result()
 
     def roster(self, names: list[tuple[str, bytes]], seats: int) -> None:
@@ -104,52 +106,59 @@ class LobbyScreen(Page):
         return self._add_bot is not None
 
     def title(self) -> str:
-        name = f" · {self.table}" if self.table else ""
-        return f"cfnet · lobby{name}"
+        if self.table:
+            return _("cfnet · lobby · {table}").format(table=self.table)
+        return _("cfnet · lobby")
 
     def body(self, width: int = WIDTH) -> tuple[list[Line], int]:
         if self.reading_rules:
             return [[("", line)] for line in rule_book_lines(width)], -1
         if not self.seats:
-            return [[("", "Taking a seat…")]], 0
-        rows: list[Line] = [[("class:title", f"Seats: {len(self.names)} of {self.seats} taken")]]
+            return [[("", _("Taking a seat…"))]], 0
+        taken = _("Seats: {count} of {seats} taken").format(
+            count=digits(len(self.names)), seats=digits(self.seats)
+        )
+        rows: list[Line] = [[("class:title", taken)]]
         coming = self._pending_bots()
-        names = [escaped(name) for name, _ in self.names]
+        names = [escaped(name) for name, _key in self.names]
         room = width - len("  0  ") - len(" xxxx-xxxx-xxxx-xxxx") - len("  (host, you)")
         name_width = min(max(24, *(columns(name) for name in names)), max(8, room))
         now = time.monotonic()
         for seat in range(self.seats):
             if seat < len(self.names):
                 key = self.names[seat][1]
-                marks = ["host"] if seat == 0 else []
-                marks += ["you"] if key == self.me else []
-                mark = f"  ({', '.join(marks)})" if marks else ""
+                mark = _seat_mark(seat == 0, key == self.me)
                 style = "class:title" if key == self.me else ""
                 name = pad(fit(names[seat], name_width), name_width)
-                rows.append([(style, f"  {seat}  {name} {fingerprint(key)}{mark}")])
+                rows.append([(style, f"  {digits(seat)}  {name} {fingerprint(key)}{mark}")])
             elif seat < len(self.names) + coming:
-                rows.append([("class:more", f"  {seat}  (free: a computer player is coming)")])
+                free = _("(free: a computer player is coming)")
+                rows.append([("class:more", f"  {digits(seat)}  {free}")])
             elif self._hosting():
                 waited = clock(now - self._free_since.get(seat, now))
-                rows.append([("class:more", f"  {seat}  (free for {waited})")])
+                free = _("(free for {clock})").format(clock=waited)
+                rows.append([("class:more", f"  {digits(seat)}  {free}")])
             else:
-                rows.append([("class:more", f"  {seat}  (free)")])
+                rows.append([("class:more", f"  {digits(seat)}  {_('(free)')}")])
         rows.append([("", "")])
         if self.full:
-            rows.append([("class:banner", "Every seat is taken: the table is starting…")])
+            rows.append([("class:banner", _("Every seat is taken: the table is starting…"))])
         else:
-            free = self.seats - len(self.names)
-            rows.append([("", f"Waiting for {count(free, 'more player')}.")])
-            rows += wrapped_line("", "The game starts as soon as every seat is taken.", width)
+            free_seats = self.seats - len(self.names)
+            waiting = ngettext(
+                "Waiting for {count} more player.", "Waiting for {count} more players.", free_seats
+            )
+            rows += wrapped_line("", waiting.format(count=digits(free_seats)), width)
+            rows += wrapped_line("", _("The game starts as soon as every seat is taken."), width)
         if self.timeout is not None:
-            answer = f"Each seat has {self.timeout} s to answer (the table's timeout)."
-            rows += wrapped_line("", answer, width)
+            answer = _("Each seat has {seconds} s to answer (the table's timeout).")
+            rows += wrapped_line("", answer.format(seconds=digits(self.timeout)), width)
         return rows, 0
 
     def toolbar(self, width: int = WIDTH) -> str:
         if self._hosting():
-            return "bot · start · help · leave or Ctrl-C: give up the table"
-        return "help · leave or Ctrl-C: give up your seat"
+            return _("bot · start · rules · help · leave or Ctrl-C: give up the table")
+        return _("rules · help · leave or Ctrl-C: give up your seat")
 
     def cancel(self) -> None:
         self.command("leave")
@@ -167,34 +176,57 @@ class LobbyScreen(Page):
             return
         if word == "rules":
             self.reading_rules, self._top = True, 0
-            self.info("PgUp/PgDn: read on · Esc or Enter: back to the seats")
+            self.info(_("PgUp/PgDn: read on · Esc or Enter: back to the seats"))
         elif word in ("?", "\u061f", "help"):
-            self.info(HOST_HELP if self._hosting() else GUEST_HELP)
+            self.info(_(HOST_HELP if self._hosting() else GUEST_HELP))
         elif word in ("l", "leave", "q", "quit", "exit"):
             if self.full:
-                self.error("the table is starting: quit from the game screen instead")
+                self.error(_("the table is starting: quit from the game screen instead"))
                 return
             self.left = True
             self.app.exit()
         elif word in ("b", "bot", "s", "start") and self._add_bot is not None:
             free = self.seats - len(self.names) - self._pending_bots()
             if free <= 0:
-                self.error("every free seat has a player or a computer player on its way")
+                self.error(_("every free seat has a player or a computer player on its way"))
                 return
-            for _ in range(free if word in ("s", "start") else 1):
+            for _bot in range(free if word in ("s", "start") else 1):
                 self._bots.append(self._add_bot())
-            self.info("Computer players are on their way to their seats.")
+            self.info(_("Computer players are on their way to their seats."))
+        elif self._hosting():
+            self.error(
+                _(
+                    "{text!r} is not a lobby command: type bot, start or leave (help says what"
+                    " each does)"
+                ).format(text=text)
+            )
         else:
             self.error(
-                f"{text!r} is not a lobby command: type bot, start or leave (help says what each"
-                " does)"
-                if self._hosting()
-                else f"{text!r} is not a lobby command: type leave (help says what it does)"
+                _("{text!r} is not a lobby command: type leave (help says what it does)").format(
+                    text=text
+                )
             )
 
     def _pending_bots(self) -> int:
-        seated = {key for _, key in self.names}
+        seated = {key for _name, key in self.names}
         return sum(key not in seated for key in self._bots)
+
+
+def _seat_mark(host: bool, you: bool) -> str:
+    """What follows a seated player's name in the lobby: `  (host, you)`, `  (you)`, ...."""
+    if host and you:
+        return "  " + _("(host, you)")
+    if host:
+        return "  " + _("(host)")
+    if you:
+        return "  " + _("(you)")
+    return ""
+
+
+def say(line: str) -> None:
+    """Print a line after the screens are gone, as it is to be written (`visual` order when
+    cfnet does the bidi)."""
+    print(visual(line))
 
 
 class SeatScreens:
@@ -241,18 +273,26 @@ class SeatScreens:
         code = await self.game.run()
         result = game.result
         if isinstance(result, GameOver):
-            winners = " and ".join(seat_name(game.names, s) for s in result.winners)
-            print(f"cfnet: table {game.table.name!r} is over; the winner: {winners}")
+            winners = word_list([seat_name(game.names, s) for s in result.winners])
+            over = ngettext(
+                "cfnet: table {table!r} is over; the winner: {names}",
+                "cfnet: table {table!r} is over; the winners: {names}",
+                len(result.winners),
+            )
+            say(over.format(table=game.table.name, names=winners))
             print("\n".join(score_lines(game.game, game.names)))
         elif isinstance(result, GameAborted) and game.resigned:
-            print(f"cfnet: you resigned from table {game.table.name!r}; the others were told")
+            resigned = _("cfnet: you resigned from table {table!r}; the others were told")
+            say(resigned.format(table=game.table.name))
         elif isinstance(result, GameAborted):
             reason = escaped(result.reason, SENTENCE_CHARS)
-            print(f"cfnet: table {game.table.name!r} was aborted: {reason}")
+            aborted = _("cfnet: table {table!r} was aborted: {reason}")
+            say(aborted.format(table=game.table.name, reason=reason))
             code = code or NO_RESULT_EXIT
         else:
-            print(f"cfnet: you left table {game.table.name!r} unfinished (cfnet resume goes on)")
-        print(f"cfnet: its log is {game.log_path}")
+            left = _("cfnet: you left table {table!r} unfinished (cfnet resume goes on)")
+            say(left.format(table=game.table.name))
+        say(_("cfnet: its log is {path}").format(path=game.log_path))
         return code
 
 

@@ -20,7 +20,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.errors import LocalProtocolError
-from cfnet.game.text import SENTENCE_CHARS, WIDTH, escaped, fit, pad
+from cfnet.game.text import SENTENCE_CHARS, WIDTH, escaped, fit, pad, shown_sentence
 from cfnet.ui.styles import (
     COLOUR,
     MIN_COLUMNS,
@@ -102,7 +102,7 @@ class Page:
 
     def say(self, text: str) -> None:
         """Add a message to the page's log (it may quote a peer: escaped)."""
-        self.log.append(("", escaped(text, SENTENCE_CHARS)))
+        self.log.append(("", shown_sentence(text)))
         self.app.invalidate()
 
     def error(self, text: str) -> None:
@@ -235,7 +235,7 @@ class Page:
 
     def _feedback(self, width: int) -> list[Line]:
         style, text = self.feedback
-        return wrapped_line(style, escaped(text, SENTENCE_CHARS), width, "  ") if text else []
+        return wrapped_line(style, shown_sentence(text), width, "  ") if text else []
 
     def text(self, width: int = WIDTH) -> str:
         """The page as plain text (tests): title, body, messages, feedback, prompt."""

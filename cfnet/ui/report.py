@@ -10,17 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from cfnet.game.text import (
-    SENTENCE_CHARS,
-    count,
     describe_end,
-    escaped,
+    digits,
     kept_text,
+    points,
     render_hand,
     score_lines,
     score_table,
     shown_names,
+    shown_sentence,
     winner_text,
 )
+from cfnet.lang import _, ngettext
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import Table
 from cfnet.protocol.verify import Verdict
@@ -30,15 +31,18 @@ def scored_lines(scored: RoundScored, names: Sequence[str], table: Table) -> lis
     """A round's end: how it ended, the hands as revealed, and the scores so far (`names`: as
     shown, escaped)."""
     end = describe_end(scored.end_reason, scored.went_out, names)
-    lines = [f"-- round {scored.round_number} over: {end}; hands as revealed:"]
+    head = _("-- round {number} over: {why}; hands as revealed:")
+    lines = [head.format(number=digits(scored.round_number), why=end)]
     for seat, (dealt, left) in enumerate(zip(scored.dealt, scored.left, strict=True)):
+        score = points(scored.scores[seat])
         if seat not in scored.seated:
-            points = count(scored.scores[seat], "point")
-            lines.append(f"{names[seat]} sat this round out: {points}, the highest score")
+            sat = _("{name} sat this round out: {points}, the highest score")
+            lines.append(sat.format(name=names[seat], points=score))
             continue
-        lines.append(f"{names[seat]} was dealt {render_hand(dealt)}")
+        dealt_text = _("{name} was dealt {tiles}")
+        lines.append(dealt_text.format(name=names[seat], tiles=render_hand(dealt)))
         kept = kept_text(left, True)
-        lines.append(f"   and kept {kept}: {count(scored.scores[seat], 'point')}")
+        lines.append("   " + _("and kept {tiles}: {points}").format(tiles=kept, points=score))
     return lines + score_lines(table.game, [seat.name for seat in table.seats])
 
 
@@ -46,12 +50,15 @@ def verdict_line(verdict: Verdict) -> str:
     """`cfnet verify`'s verdict in one line, escaped."""
     if verdict.ok:
         assert verdict.table is not None
-        game = "a complete game" if verdict.table.game.is_over else "a game ended early (note)"
-        return f"valid: {game}; every signature, shuffle, key and move checked"
-    problem = escaped(verdict.problem, SENTENCE_CHARS)
+        if verdict.table.game.is_over:
+            return _("valid: a complete game; every signature, shuffle, key and move checked")
+        return _("valid: a game ended early (note); every signature, shuffle, key and move checked")
+    problem = shown_sentence(verdict.problem)
     if verdict.blamed is not None:
-        return f"INVALID: {problem}"
-    return ("unfinished: " if not verdict.finished else "") + problem
+        return _("INVALID: {problem}").format(problem=problem)
+    if not verdict.finished:
+        return _("unfinished: {problem}").format(problem=problem)
+    return problem
 
 
 def verify_report(verdict: Verdict) -> list[str]:
@@ -62,52 +69,62 @@ def verify_report(verdict: Verdict) -> list[str]:
     names = shown_names([seat.name for seat in table.seats])
 
     def named(seat: int) -> str:
-        return f"seat {seat} ({names[seat]})"
+        return _("seat {number} ({name})").format(number=digits(seat), name=names[seat])
 
+    entries = ngettext(
+        "rules: {rules}; {count} entry", "rules: {rules}; {count} entries", verdict.entries
+    )
     lines = [
-        f"table {table.name!r} ({table.table_id.hex()}): "
-        + ", ".join(named(s) for s in range(len(names))),
-        f"rules: {table.options.describe()}; {verdict.entries} entries",
+        _("table {name!r} ({id}): {seats}").format(
+            name=table.name,
+            id=table.table_id.hex(),
+            seats=", ".join(named(s) for s in range(len(names))),
+        ),
+        entries.format(rules=table.options.describe(), count=digits(verdict.entries)),
     ]
     lines += verdict.departures
     for scored in verdict.rounds:
         end = describe_end(scored.end_reason, scored.went_out, names)
-        lines.append(f"round {scored.round_number}: {end}")
+        lines.append(_("round {number}: {why}").format(number=digits(scored.round_number), why=end))
     if verdict.rounds:
         rows = [(s.round_number, s.scores, s.seated) for s in verdict.rounds]
         lines += score_table(names, rows, table.game.totals)
     if verdict.finished:
         game = table.game
         seats = [named(s) for s in range(len(names))]
-        lines.append(f"game over: {winner_text(game.winners(), game.totals, seats)}")
-        lines += [f"{seats[s]} is disqualified: removed for cheating" for s in verdict.removed]
+        winner = winner_text(game.winners(), game.totals, seats)
+        lines.append(_("game over: {winner}").format(winner=winner))
+        removed = _("{name} is disqualified: removed for cheating")
+        lines += [removed.format(name=seats[s]) for s in verdict.removed]
     if verdict.finished and not verdict.ok and verdict.blamed is None:
-        lines.append(f"the game is complete and valid, but {verdict.problem}")
+        but = _("the game is complete and valid, but {problem}")
+        lines.append(but.format(problem=verdict.problem))
     else:
         lines.append(verdict_line(verdict))
     if verdict.note:
-        lines.append(f"note: {verdict.note}")
+        lines.append(_("note: {note}").format(note=verdict.note))
     if not verdict.ok:
         lines += _fault_lines(verdict, named)
     if verdict.after:
-        lines.append(f"after that: {verdict.after}")
-    return [escaped(line, SENTENCE_CHARS) for line in lines]
+        lines.append(_("after that: {what}").format(what=verdict.after))
+    return [shown_sentence(line) for line in lines]
 
 
 def _fault_lines(verdict: Verdict, named: Callable[[int], str]) -> list[str]:
     """Who is to blame for a game that is not valid and complete, or why no one is."""
     if verdict.blamed is not None:
-        lines = [f"to blame: {named(verdict.blamed)}"]
+        lines = [_("to blame: {name}").format(name=named(verdict.blamed))]
         if verdict.abort is not None and verdict.abort_by is not None:
             claim = verdict.abort
+            ends = _("the game ends with seat {by}'s abort: seat {seat}, {code}")
             lines.append(
-                f"the game ends with seat {verdict.abort_by}'s abort: seat {claim.seat},"
-                f" {claim.code}"
+                ends.format(by=digits(verdict.abort_by), seat=digits(claim.seat), code=claim.code)
             )
         return lines
     if verdict.claim is not None and not verdict.finished:
-        return [
-            f"that is only seat {verdict.claimed_by}'s word: time cannot be proven offline,"
-            " so no seat is proven at fault"
-        ]
-    return ["no seat is proven at fault"]
+        word = _(
+            "that is only seat {seat}'s word: time cannot be proven offline, so no seat is"
+            " proven at fault"
+        )
+        return [word.format(seat=digits(verdict.claimed_by or 0))]
+    return [_("no seat is proven at fault")]

@@ -44,9 +44,9 @@ def _untranslated_note(translated: bool) -> str:
     it is the language's own)."""
     if translated:
         return ""
-    return _(
-        "The rule book is not yet translated into {language}; here it is in English."
-    ).format(language=language().name)
+    return _("The rule book is not yet translated into {language}; here it is in English.").format(
+        language=language().name
+    )
 
 
 def rule_book_lines(columns: int) -> list[str]:

@@ -22,6 +22,7 @@ from cfnet.game.text import (
     wrap_words,
     wrapped,
 )
+from cfnet.lang import language
 from cfnet.lang.bidi import screen_line
 
 Line = StyleAndTextTuples
@@ -79,7 +80,10 @@ class Frame(UIControl):
 
     def create_content(self, width: int, height: int | None) -> UIContent:
         drawn = [_in_order(row, width) for row in self._draw(width, height or 1)]
-        lines: list[Line] = [[(t[0], escaped(t[1], len(t[1]))) for t in row] for row in drawn]
+        rtl = language().rtl  # cfnet's own isolates are kept, for a terminal that does bidi
+        lines: list[Line] = [
+            [(t[0], escaped(t[1], len(t[1]), isolates=rtl)) for t in row] for row in drawn
+        ]
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines))
 
     def is_focusable(self) -> bool:

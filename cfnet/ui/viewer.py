@@ -21,15 +21,14 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.game.text import (
-    SENTENCE_CHARS,
     WIDTH,
     columns,
     describe_end,
-    escaped,
     fit,
     kept_text,
     pad,
     score_table,
+    shown_sentence,
     who_plays,
 )
 from cfnet.review.timeline import Position, Timeline
@@ -200,7 +199,7 @@ class Viewer:
             text = f"{where} · yard {public.yard_count} ({public.drawable} drawable){live}"
             if columns(text) > width:  # the yard in short
                 text = f"{where} · yard {public.yard_count}{live}"
-        return [("class:status", pad(fit(escaped(text, SENTENCE_CHARS), width), width))]
+        return [("class:status", pad(fit(shown_sentence(text), width), width))]
 
     def _players(self, width: int) -> list[Line]:
         """Each seat's name, tiles in hand and total, as many to a row as fit."""
@@ -304,7 +303,7 @@ class Viewer:
     def _footer(self, width: int) -> list[Line]:
         if not self.status:
             return []
-        return wrapped_line("class:info", escaped(self.status, SENTENCE_CHARS), width, "  ")
+        return wrapped_line("class:info", shown_sentence(self.status), width, "  ")
 
     def _keys_line(self, width: int) -> Line:
         keys = KEYS if columns(KEYS) < width else SHORT_KEYS

@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
 
     from cfnet.game.bots import BOT_STRATEGIES
     from cfnet.game.rules import RuleOptionError, rule_options
-    from cfnet.game.text import count, score_lines
+    from cfnet.game.text import rounds_text, score_lines
+    from cfnet.lang import _
     from cfnet.seat.offline import OfflineSession
     from cfnet.ui.game_screen import GameScreen
 
@@ -83,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
     screen = GameScreen(session)
     code = asyncio.run(screen.run())
     game = session.game
-    played = count(len(game.round_scores), "round")
-    print(f"cfnet play --offline --seed {seed}: {played} played")
+    played = rounds_text(len(game.round_scores))
+    print(_("cfnet play --offline --seed {seed}: {rounds} played").format(seed=seed, rounds=played))
     if game.round_scores:
         print("\n".join(score_lines(game, names)))
     return code

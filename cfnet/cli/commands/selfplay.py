@@ -44,13 +44,14 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.game.round import Game, Round
     from cfnet.game.rules import RuleOptionError, rule_options
     from cfnet.game.text import (
-        count,
         describe_end,
+        pad,
         render_board,
         render_hand,
         score_lines,
         winner_text,
     )
+    from cfnet.lang import _, ngettext, pgettext
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     unknown = [name for name in names if name not in BOT_STRATEGIES]
@@ -76,30 +77,46 @@ def run(args: argparse.Namespace) -> int:
     def show(game: Game, finished: Round) -> None:
         public = finished.public
         assert public.end_reason is not None
-        print(f"== round {public.round_number}: {describe_end(public.end_reason, public.went_out)}")
+        why = describe_end(public.end_reason, public.went_out)
+        print(_("== round {number}: {why}").format(number=public.round_number, why=why))
         print(render_board(public))
         for seat, hand in enumerate(finished.hands):
-            print(f"seat {seat} ({bots[seat]}): {render_hand(hand)}")
+            held = _("seat {number} ({bot}): {tiles}")
+            print(held.format(number=seat, bot=bots[seat], tiles=render_hand(hand)))
         if game.is_over:
-            seats = [f"seat {s}" for s in range(game.players)]
+            seats = [_("seat {number}").format(number=s) for s in range(game.players)]
             print("\n".join(score_lines(game, seats)))
-            print(f"game over: {winner_text(game.winners(), game.totals, seats)}")
+            winner = winner_text(game.winners(), game.totals, seats)
+            print(_("game over: {winner}").format(winner=winner))
         print()
 
     start = time.perf_counter()
     watch = show if args.show else None
     stats = selfplay(bots, args.games, args.seed, options, watch, args.think, args.rollouts)
     elapsed = time.perf_counter() - start
-    games = count(args.games, "game")
-    print(f"{games}, {args.players} players, seed {args.seed}, {options.describe()}")
-    print(f"{'seat':>4}  {'bot':<8}{'wins':>6}  {'mean score':>10}")
+    played = ngettext(
+        "{count} game, {players} players, seed {seed}, {rules}",
+        "{count} games, {players} players, seed {seed}, {rules}",
+        args.games,
+    )
+    print(
+        played.format(
+            count=args.games, players=args.players, seed=args.seed, rules=options.describe()
+        )
+    )
+    heads = [pgettext("heading", word) for word in ("seat", "bot", "wins", "mean score")]
+    print(
+        f"{pad(heads[0], 4, True)}  {pad(heads[1], 8)}{pad(heads[2], 6, True)}"
+        f"  {pad(heads[3], 10, True)}"
+    )
     rows = zip(stats.bots, stats.wins, stats.mean_scores(), strict=True)
     for seat, (bot, wins, mean) in enumerate(rows):
         print(f"{seat:>4}  {bot:<8}{wins:>6}  {mean:>10.1f}")
-    print("(a shared win counts for every winner)")
+    print(_("(a shared win counts for every winner)"))
     ends = ", ".join(f"{reason.value} {count}" for reason, count in stats.ends.items())
-    print(f"blocked rounds: {stats.blocked_share():.1%} of {stats.rounds} ({ends})")
-    print(f"speed: {stats.games / elapsed:.1f} games/s")
+    blocked = _("blocked rounds: {share} of {rounds} ({ends})")
+    print(blocked.format(share=f"{stats.blocked_share():.1%}", rounds=stats.rounds, ends=ends))
+    print(_("speed: {rate} games/s").format(rate=f"{stats.games / elapsed:.1f}"))
     return 0
 
 
