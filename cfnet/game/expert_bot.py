@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from cfnet.game.bot_rollouts import FAST_TILES, PLAYABLE, FastRound, to_fast
 from cfnet.game.moves import Draw, Move, Pass, Play
 from cfnet.game.round import PlayerView
+from cfnet.lang import _, isolate
 
 DEFAULT_THINK = 1.0
 MAX_THINK = 60.0
@@ -196,10 +197,10 @@ class ExpertBot:
 
 def _forced(move: Move) -> str:
     if isinstance(move, Draw):
-        return "nothing fits: draw"
+        return _("nothing fits: draw")
     if isinstance(move, Pass):
-        return "nothing fits and nothing may be drawn: pass"
-    return "the only play there is"
+        return _("nothing fits and nothing may be drawn: pass")
+    return _("the only play there is")
 
 
 def explain(view: PlayerView, move: Move, margins: list[tuple[Move, float]], deals: int) -> str:
@@ -210,35 +211,41 @@ def explain(view: PlayerView, move: Move, margins: list[tuple[Move, float]], dea
     tile = move.tile
     hand = [t for t in view.hand if t != tile]
     if not hand:
-        return f"{tile.label} goes out"
+        return _("{tile} goes out").format(tile=isolate(tile.label))
     playable = {m.tile for m in view.legal_moves() if isinstance(m, Play)}
     heaviest = max(playable, key=lambda t: t.value)
     parts: list[str] = []
     doubles = [t.low for t in hand if t.is_double and not tile.has(t.low)]
     kept = [n for n in doubles if sum(t.has(n) for t in hand) > 1]
     if kept:
-        parts.append(f"keeps the {kept[0]}s for your foot")
+        parts.append(_("keeps the {number}s for your foot").format(number=kept[0]))
     elif tile.value < heaviest.value:
-        parts.append(f"keeps {heaviest.label} for later")
+        parts.append(_("keeps {tile} for later").format(tile=isolate(heaviest.label)))
     if tile.is_double:
         answers = sum(t.has(tile.low) for t in hand)
-        parts.append(
-            f"opens a foot on {tile.low}s"
-            + (f" you can answer ({answers} more)" if answers else " nobody may have")
+        opens = (
+            _("opens a foot on {number}s you can answer ({count} more)")
+            if answers
+            else _("opens a foot on {number}s nobody may have")
         )
+        parts.append(opens.format(number=tile.low, count=answers))
     elif tile.value == heaviest.value:
-        parts.append(f"{tile.label} is the heaviest that fits")
+        parts.append(_("{tile} is the heaviest that fits").format(tile=isolate(tile.label)))
     else:
         free = tile.other(view.public.ends[move.end])
         held = sum(t.has(free) for t in hand)
-        parts.append(
-            f"{tile.label} leaves a {free} open"
-            + (f" and you hold {held} more" if held else " that the others may lack")
+        leaves = (
+            _("{tile} leaves a {number} open and you hold {count} more")
+            if held
+            else _("{tile} leaves a {number} open that the others may lack")
         )
-    text = "; ".join(parts)
+        parts.append(leaves.format(tile=isolate(tile.label), number=free, count=held))
+    text = _("; ").join(parts)
     if len(margins) > 1:
         gap = margins[0][1] - margins[1][1]
         runner = margins[1][0]
         what = str(runner).rsplit(" ", 1)[0] if isinstance(runner, Play) else str(runner)
-        text += f" (+{gap:.1f} points a round over {what}, {deals} deals)"
+        text += " " + _("(+{gap} points a round over {move}, {deals} deals)").format(
+            gap=f"{gap:.1f}", move=isolate(what), deals=deals
+        )
     return text

@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 
 from cfnet.lang import _
-from cfnet.lang.formatting import native_digits
 
 HIGHEST_PIP = 9
 _TILE_TEXT = re.compile(r"^\s*\[?\s*(\d)\s*[-|/:,\s]\s*(\d)\s*\]?\s*$")
@@ -103,5 +102,5 @@ def double(number: int) -> Tile:
 def a_number(number: int) -> str:
     """The number with its article, as a sentence says it: `a 5`, `an 8`."""
     if number == 8:
-        return _("an {number}").format(number=native_digits(str(number)))
-    return _("a {number}").format(number=native_digits(str(number)))
+        return _("an {number}").format(number=number)
+    return _("a {number}").format(number=number)

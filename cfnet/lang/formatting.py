@@ -59,3 +59,10 @@ def word_list(items: Sequence[str]) -> str:
     from babel.lists import format_list
 
     return format_list(list(items), locale=language().locale)
+
+
+def or_list(items: Sequence[str]) -> str:
+    """Items as the language offers a choice between them: `a or b`; `a ή b`."""
+    from babel.lists import format_list
+
+    return format_list(list(items), style="or", locale=language().locale)

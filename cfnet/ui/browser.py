@@ -142,14 +142,17 @@ class BrowserScreen(Page):
         fixed += RULES_COLUMNS + 1 if wide else 0
         name_width = max(8, min(max(columns(name) for name in names), width - fixed))
         rules_head = pad(fit(pgettext("heading", "RULES"), RULES_COLUMNS), RULES_COLUMNS + 1)
+        table_head = pad(fit(pgettext("heading", "TABLE"), name_width), name_width)
+        host_head = pad(fit(pgettext("heading", "HOST"), 12), 12)
+        seats_head = pad(fit(pgettext("heading", "SEATS"), 6), 6)
+        code_head = fit(pgettext("heading", "CODE"), 5)
         head = (
-            f"   {'#':>2}  {pad(fit(pgettext('heading', 'TABLE'), name_width), name_width)} "
-            f"{pad(fit(pgettext('heading', 'HOST'), 12), 12)} "
-            f"{pad(fit(pgettext('heading', 'SEATS'), 6), 6)} {rules_head if wide else ''}"
-            f"{fit(pgettext('heading', 'CODE'), 5)}"
+            f"   {'#':>2}  {table_head} {host_head} {seats_head} {rules_head if wide else ''}"
+            f"{code_head}"
         )
         rows: list[Line] = [[("class:title", head)]]
         namesakes = Counter(table.name for table in tables)
+        coded = fit(pgettext("table has a join code", "yes"), 5)
         for i, (table, name) in enumerate(zip(tables, names, strict=True)):
             host = fit(escaped(table.host), 12)
             if namesakes[table.name] > 1:  # namesakes: told apart by their host keys
@@ -159,7 +162,7 @@ class BrowserScreen(Page):
             text = (
                 f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {name} "
                 f"{pad(host, 12)} {f'{table.taken}/{table.seats}':<6} {about}"
-                f"{fit(_('yes'), 5) if table.code else ''}"
+                f"{coded if table.code else ''}"
             )
             styles = ["class:selected"] if i == chosen else []
             styles += ["class:more"] if table.incompatible else []  # dimmed: it cannot be joined

@@ -39,7 +39,7 @@ from cfnet.lang import N_, _, isolate, ngettext
 from cfnet.lang.typed import translated_commands
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameSession, Notice, SessionEvent
-from cfnet.ui.move_input import numbered_moves, sorted_hand
+from cfnet.ui.move_input import numbered_moves, shown_move, sorted_hand
 from cfnet.ui.rule_book import rule_book_lines
 from cfnet.ui.styles import (
     MIN_COLUMNS,
@@ -454,7 +454,7 @@ class GamePanes:
         if not moves:
             return [[("class:title", _moves_head()), ("", _("wait for your turn"))]]
         items: list[Line] = [
-            [("class:number", f"{n})"), ("", f" {m}")] for n, m in enumerate(moves, 1)
+            [("class:number", f"{n})"), ("", f" {shown_move(m)}")] for n, m in enumerate(moves, 1)
         ]
         return wrap_items(items, [("class:title", _moves_head())], width)
 

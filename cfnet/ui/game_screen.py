@@ -33,10 +33,18 @@ from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.game.expert_bot import HINT_THINK, ExpertBot
 from cfnet.game.moves import IllegalMoveError
+from cfnet.lang import _
 from cfnet.lang.typed import normalise
 from cfnet.seat.session import GameSession
 from cfnet.ui.game_panes import PROMPT_ROWS, GamePanes
-from cfnet.ui.move_input import Command, InputCompleter, InputError, numbered_moves, parse_input
+from cfnet.ui.move_input import (
+    Command,
+    InputCompleter,
+    InputError,
+    numbered_moves,
+    parse_input,
+    shown_move,
+)
 from cfnet.ui.styles import COLOUR, MONOCHROME, Frame
 
 
@@ -113,7 +121,7 @@ class GameScreen(GamePanes):
             if normalise(text).lower() in ("y", "yes", "quit", "leave"):
                 self._leave()
                 return
-            self.feedback = ("class:info", "Staying in the game.")
+            self.feedback = ("class:info", _("Staying in the game."))
             return
         if not text.strip():
             self._enter()
@@ -143,8 +151,10 @@ class GameScreen(GamePanes):
         self.leaving = True
         self.feedback = (
             "class:info",
-            "Leaving: your resignation is signed and posted at your turn, so nobody waits for"
-            " you. Ctrl-C leaves at once (the others then wait out your time).",
+            _(
+                "Leaving: your resignation is signed and posted at your turn, so nobody waits for"
+                " you. Ctrl-C leaves at once (the others then wait out your time)."
+            ),
         )
 
     def _enter(self) -> None:
@@ -158,7 +168,10 @@ class GameScreen(GamePanes):
         elif self.panel is not None:
             self._close_panel()
         else:
-            self.feedback = ("class:error", "✗ type a move's number, a tile and an end, or help")
+            self.feedback = (
+                "class:error",
+                "✗ " + _("type a move's number, a tile and an end, or help"),
+            )
 
     def _command(self, name: str) -> None:
         view = self.session.view
@@ -169,25 +182,27 @@ class GameScreen(GamePanes):
             self.confirming_quit = True
             self.feedback = (
                 "class:error",
-                "Leave the game? Type y to leave, anything else to stay.",
+                _("Leave the game? Type y to leave, anything else to stay."),
             )
         elif name == "next" and self.round_end is not None:
             self._enter()
         elif name == "next":
-            self.feedback = ("class:error", "✗ the round is not over yet: play on")
+            self.feedback = ("class:error", "✗ " + _("the round is not over yet: play on"))
         elif name == "hint":
             if view is None or not self._ready():
-                self.feedback = ("class:error", "✗ a hint is for your turn: wait for it")
+                self.feedback = ("class:error", "✗ " + _("a hint is for your turn: wait for it"))
                 return
             advice = self._hint.advise(view)
             number = numbered_moves(view).index(advice.move) + 1
             self.feedback = (
                 "class:info",
-                f"Hint: the computer would choose {number}) {advice.move}: {advice.reason}",
+                _("Hint: the computer would choose {number}) {move}: {reason}").format(
+                    number=number, move=shown_move(advice.move), reason=advice.reason
+                ),
             )
         else:
             self._open(name)
-            self.feedback = ("class:info", "Esc or Enter: back to the board")
+            self.feedback = ("class:info", _("Esc or Enter: back to the board"))
 
     def _keys(self) -> KeyBindings:
         keys = KeyBindings()

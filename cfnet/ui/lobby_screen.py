@@ -139,7 +139,8 @@ class LobbyScreen(Page):
                 free = _("(free for {clock})").format(clock=waited)
                 rows.append([("class:more", f"  {digits(seat)}  {free}")])
             else:
-                rows.append([("class:more", f"  {digits(seat)}  {_('(free)')}")])
+                free = _("(free)")
+                rows.append([("class:more", f"  {digits(seat)}  {free}")])
         rows.append([("", "")])
         if self.full:
             rows.append([("class:banner", _("Every seat is taken: the table is starting…"))])

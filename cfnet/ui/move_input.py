@@ -16,20 +16,25 @@ from prompt_toolkit.document import Document
 
 from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, parse_move, play
 from cfnet.game.round import PlayerView
+from cfnet.game.text import seat_name
 from cfnet.game.tiles import Tile, TileParseError
+from cfnet.lang import N_, _, isolate
+from cfnet.lang.formatting import or_list
 from cfnet.lang.typed import normalise, translated_commands
 
 COMMANDS: dict[str, str] = {
-    "draw": "draw from the yard",
-    "pass": "pass your turn",
-    "hint": "the computer's choice",
-    "scores": "the score table",
-    "log": "every event so far",
-    "help": "how to play",
-    "rules": "the complete rule book",
-    "next": "the next round",
-    "quit": "resign and leave the game (asks first)",
+    "draw": N_("draw from the yard"),
+    "pass": N_("pass your turn"),
+    "hint": N_("the computer's choice"),
+    "scores": N_("the score table"),
+    "log": N_("every event so far"),
+    "help": N_("how to play"),
+    "rules": N_("the complete rule book"),
+    "next": N_("the next round"),
+    "quit": N_("resign and leave the game (asks first)"),
 }
+"""The commands of the game screen, by their English word, with what each does (shown by
+completion, in the language in effect)."""
 ALIASES: dict[str, str] = {
     "d": "draw",
     "p": "pass",
@@ -66,9 +71,19 @@ def numbered_moves(view: PlayerView) -> list[Move]:
     )
 
 
+def shown_move(move: Move) -> str:
+    """A move as the screen lists it: a tile and its end (`9-3 a`, kept left to right), or the
+    command word that draws or passes in the language in effect."""
+    if isinstance(move, Draw):
+        return translated_commands()["draw"]
+    if isinstance(move, Pass):
+        return translated_commands()["pass"]
+    return isolate(str(move))
+
+
 def allowed_now(moves: Sequence[Move]) -> str:
     """The moves as the error messages list them: '1) 9-3 a, 2) draw'."""
-    return ", ".join(f"{n}) {m}" for n, m in enumerate(moves, start=1))
+    return ", ".join(f"{n}) {shown_move(m)}" for n, m in enumerate(moves, start=1))
 
 
 def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Move | Command:
@@ -77,30 +92,37 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
     digits and end labels as typed on a Greek or Persian keyboard."""
     words = normalise(text).lower().split()
     if not words:
-        raise InputError("type a move number, a tile and an end like 9-3 b, or help")
+        raise InputError(_("type a move number, a tile and an end like 9-3 b, or help"))
     word = ALIASES.get(words[0], words[0])
     if len(words) == 1 and word in COMMANDS and word not in ("draw", "pass"):
         return Command(word)
     if view is None:
-        raise InputError("the tiles are not dealt yet: wait (help, scores, log and quit work now)")
+        raise InputError(
+            _("the tiles are not dealt yet: wait (help, scores, log and quit work now)")
+        )
     public = view.public
     if public.is_over:
-        raise InputError("the round is over: press Enter (or type next) to go on")
+        raise InputError(_("the round is over: press Enter (or type next) to go on"))
     if public.turn != view.seat:
-        who = names[public.turn] if public.turn < len(names) else f"seat {public.turn}"
-        raise InputError(f"it is {who}'s turn, not yours: wait for your turn")
+        who = seat_name(names, public.turn)
+        raise InputError(_("it is {name}'s turn, not yours: wait for your turn").format(name=who))
     if not view.hand or (public.drawn_pending and view.drawn is None):
-        raise InputError("your tiles are being opened by the table: wait a moment")
+        raise InputError(_("your tiles are being opened by the table: wait a moment"))
     moves = numbered_moves(view)
-    choose = f"choose from: {allowed_now(moves)}"
+    choose = _("choose from: {moves}").format(moves=allowed_now(moves))
     if len(words) == 1 and words[0].isdecimal():
         number = int(words[0])
         if 1 <= number <= len(moves):
             return moves[number - 1]
-        tile_hint = ""
         if len(words[0]) == 2:
-            tile_hint = f" (a tile is typed with a dash: {words[0][0]}-{words[0][1]})"
-        raise InputError(f"there is no move {number}{tile_hint}: {choose}")
+            raise InputError(
+                _(
+                    "there is no move {number} (a tile is typed with a dash: {tile}): {choose}"
+                ).format(number=number, tile=f"{words[0][0]}-{words[0][1]}", choose=choose)
+            )
+        raise InputError(
+            _("there is no move {number}: {choose}").format(number=number, choose=choose)
+        )
     if len(words) == 1 and word in ("draw", "pass"):
         return _draw_or_pass(DRAW if word == "draw" else PASS, view, moves, choose)
     try:
@@ -111,11 +133,17 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
         else:
             tile, end = Tile.parse(" ".join(words)), None
     except (TileParseError, IllegalMoveError):
-        numbers = "1 (your only move)" if len(moves) == 1 else f"a move number, 1 to {len(moves)}"
-        raise InputError(
-            f"{text.strip()!r} is not a move or a command: type {numbers}, a tile and an end "
-            "like 9-3 b, draw, pass, or help"
-        ) from None
+        if len(moves) == 1:
+            wrong = _(
+                "{text!r} is not a move or a command: type 1 (your only move), a tile and an end"
+                " like 9-3 b, draw, pass, or help"
+            )
+        else:
+            wrong = _(
+                "{text!r} is not a move or a command: type a move number, 1 to {count}, a tile"
+                " and an end like 9-3 b, draw, pass, or help"
+            )
+        raise InputError(wrong.format(text=text.strip(), count=len(moves))) from None
     return _tile_move(tile, end, view, moves, choose)
 
 
@@ -133,11 +161,19 @@ def _tile_move(
         if len(places) == 1:
             return play(tile, places[0])
         if places:
-            options = " or ".join(f"{tile.label} {p}" for p in places)
-            raise InputError(f"{tile.label} fits {', '.join(places)}: say where, e.g. {options}")
+            options = or_list([isolate(f"{tile.label} {p}") for p in places])
+            raise InputError(
+                _("{tile} fits {ends}: say where, e.g. {options}").format(
+                    tile=isolate(tile.label), ends=", ".join(places), options=options
+                )
+            )
         if tile in view.hand and view.drawn in (None, tile):
             requirement = view.public.requirement()
-            raise InputError(f"{tile.label} fits no open end: {requirement}; {choose}")
+            raise InputError(
+                _("{tile} fits no open end: {requirement}; {choose}").format(
+                    tile=isolate(tile.label), requirement=requirement, choose=choose
+                )
+            )
     move = play(tile, end or "")  # without an end: a tile the engine refuses for what it is
     if move in moves:
         return move
@@ -149,7 +185,7 @@ def _refuse(move: Move, view: PlayerView, choose: str) -> NoReturn:
     try:
         view.check(move)
     except IllegalMoveError as error:
-        raise InputError(f"{error}; {choose}") from None
+        raise InputError(_("{error}; {choose}").format(error=error, choose=choose)) from None
     raise AssertionError(f"{move} passes the checks but is not a legal move")
 
 
@@ -175,9 +211,9 @@ class InputCompleter(Completer):
         view = self._get_view()
         if not done:
             tiles = [] if view is None else sorted_hand(view.hand)
-            found = [(t.label, "tile") for t in tiles]
+            found = [(t.label, _("tile")) for t in tiles]
             words = translated_commands()
-            return found + [(words[name], what) for name, what in COMMANDS.items()]
+            return found + [(words[name], _(what)) for name, what in COMMANDS.items()]
         if view is None or len(done) != 1:
             return []
         try:
@@ -186,4 +222,5 @@ class InputCompleter(Completer):
             return []
         ends = view.public.ends
         fitting = [label for label, n in ends.items() if tile.has(n)]
-        return [(label, f"open end, needs {ends[label]}") for label in fitting or list(ends)]
+        needs = _("open end, needs {number}")
+        return [(label, needs.format(number=ends[label])) for label in fitting or list(ends)]

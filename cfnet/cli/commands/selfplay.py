@@ -104,7 +104,12 @@ def run(args: argparse.Namespace) -> int:
             count=args.games, players=args.players, seed=args.seed, rules=options.describe()
         )
     )
-    heads = [pgettext("heading", word) for word in ("seat", "bot", "wins", "mean score")]
+    heads = [
+        pgettext("heading", "seat"),
+        pgettext("heading", "bot"),
+        pgettext("heading", "wins"),
+        pgettext("heading", "mean score"),
+    ]
     print(
         f"{pad(heads[0], 4, True)}  {pad(heads[1], 8)}{pad(heads[2], 6, True)}"
         f"  {pad(heads[3], 10, True)}"
