@@ -48,12 +48,13 @@ def escaped(text: str, limit: int = TEXT_CHARS, isolates: bool = False) -> str:
     and C1 controls, DEL, ESC, the bidi overrides, isolates and marks, line separators) written
     as its escape (`\\x1b`, `\\u202e`), the whole cut to `limit` characters, '…' marking a cut.
     `isolates`: a sentence of cfnet's own (its peer text escaped already), whose balanced bidi
-    isolates are kept: each ends where it opened, so none reorders what follows it."""
+    isolates are kept (each ends where it opened, so none reorders what follows it), and its
+    zero-width joiners and non-joiners (Persian words carry them; they only join letters)."""
     head = text[: limit + 1]  # each character gives at least one: enough to know
     balanced = _balanced_isolates(head) if isolates else set()
     pieces = [
         char
-        if char.isprintable() or i in balanced
+        if char.isprintable() or i in balanced or (isolates and char in JOINERS)
         else char.encode("unicode_escape").decode("ascii")
         for i, char in enumerate(head)
     ]
@@ -66,6 +67,10 @@ def escaped(text: str, limit: int = TEXT_CHARS, isolates: bool = False) -> str:
         kept.append(piece)
         size += len(piece)
     return "".join(kept) + "…"
+
+
+JOINERS = "\u200c\u200d"
+"""Zero-width non-joiner and joiner: part of how Persian is spelled."""
 
 
 def shown_sentence(text: str) -> str:

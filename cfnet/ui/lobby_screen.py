@@ -121,7 +121,8 @@ class LobbyScreen(Page):
         rows: list[Line] = [[("class:title", taken)]]
         coming = self._pending_bots()
         names = [escaped(name) for name, _key in self.names]
-        room = width - len("  0  ") - len(" xxxx-xxxx-xxxx-xxxx") - len("  (host, you)")
+        marks = max(columns(_seat_mark(True, True)), columns(_seat_mark(True, False)))
+        room = width - len("  0  ") - len(" xxxx-xxxx-xxxx-xxxx") - marks
         name_width = min(max(24, *(columns(name) for name in names)), max(8, room))
         now = time.monotonic()
         for seat in range(self.seats):
@@ -158,8 +159,16 @@ class LobbyScreen(Page):
 
     def toolbar(self, width: int = WIDTH) -> str:
         if self._hosting():
-            return _("bot · start · rules · help · leave or Ctrl-C: give up the table")
-        return _("rules · help · leave or Ctrl-C: give up your seat")
+            keys = (
+                _("bot · start · rules · help · leave or Ctrl-C: give up the table"),
+                _("bot · start · rules · help · leave"),
+            )
+        else:
+            keys = (
+                _("rules · help · leave or Ctrl-C: give up your seat"),
+                _("rules · help · leave"),
+            )
+        return keys[0] if columns(keys[0]) <= width else keys[1]
 
     def cancel(self) -> None:
         self.command("leave")
