@@ -15,6 +15,7 @@ from typing import Any
 from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, play
 from cfnet.game.rules import RuleOptions, hand_size, round_double, yard_floor
 from cfnet.game.tiles import ALL_TILES, TILES_PER_NUMBER, Tile, a_number, double
+from cfnet.lang import _, isolate, ngettext
 
 TOES = 3
 
@@ -145,22 +146,37 @@ class Board:
         """What a play must be now, e.g. 'the foot on 5-5 needs 2 more tiles with a 5 (end e)'."""
         phase = self.phase
         if phase is Phase.OPENING:
-            d = self.centre.low
-            return (
-                f"the centre {self.centre.label} has {self.trains} of {self.trains_needed} "
-                f"trains: every tile must start a new train with {a_number(d)} "
-                f"(end {self.next_label})"
+            return _(
+                "the centre {tile} has {count} of {needed} trains: every tile must start a new"
+                " train with {a_number} (end {end})"
+            ).format(
+                tile=isolate(self.centre.label),
+                count=self.trains,
+                needed=self.trains_needed,
+                a_number=a_number(self.centre.low),
+                end=isolate(self.next_label),
             )
         if phase is Phase.FOOT:
             assert self.foot is not None
-            more = "more " if self.toes_left < TOES else ""
-            tiles = "tile" if self.toes_left == 1 else "tiles"
-            return (
-                f"the foot on {self.foot.label} needs {self.toes_left} {more}{tiles} "
-                f"with {a_number(self.foot.low)} (end {self.next_label})"
-            )
+            values = {
+                "tile": isolate(self.foot.label),
+                "count": self.toes_left,
+                "a_number": a_number(self.foot.low),
+                "end": isolate(self.next_label),
+            }
+            if self.toes_left < TOES:
+                return ngettext(
+                    "the foot on {tile} needs {count} more tile with {a_number} (end {end})",
+                    "the foot on {tile} needs {count} more tiles with {a_number} (end {end})",
+                    self.toes_left,
+                ).format(**values)
+            return ngettext(
+                "the foot on {tile} needs {count} tile with {a_number} (end {end})",
+                "the foot on {tile} needs {count} tiles with {a_number} (end {end})",
+                self.toes_left,
+            ).format(**values)
         ends = ", ".join(f"{label} ({n})" for label, n in self.ends.items())
-        return f"a tile may go on any open end: {ends}"
+        return _("a tile may go on any open end: {ends}").format(ends=ends)
 
     def check_play(self, tile: Tile, end: str) -> None:
         """Raise IllegalMoveError unless `tile` may go on the open end `end` now."""

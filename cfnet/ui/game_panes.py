@@ -107,12 +107,17 @@ def _row_heads() -> tuple[str, str]:
 
 def _hand_head() -> str:
     """The head of the hand's row, as wide as the moves' head."""
-    return pad(_("Hand"), max(5, columns(_("Moves"))) + 1)
+    return pad(_("Hand"), _heads_width())
 
 
 def _moves_head() -> str:
     """The head of the moves' row, as wide as the hand's head."""
-    return pad(_("Moves"), max(5, columns(_("Hand"))) + 1)
+    return pad(_("Moves"), _heads_width())
+
+
+def _heads_width() -> int:
+    """The cells the hand's and the moves' heads take, a space after the longer."""
+    return max(5, columns(_("Hand")), columns(_("Moves"))) + 1
 
 
 def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:
