@@ -175,8 +175,9 @@ def seat_name(names: Sequence[str], seat: int) -> str:
 
 
 def shown_names(names: Sequence[str]) -> tuple[str, ...]:
-    """Every seat's name as shown (`seat_name`)."""
-    return tuple(seat_name(names, seat) for seat in range(len(names)))
+    """Every seat's name as shown in a table or a list (`escaped`); `seat_name` of them is the
+    name as a sentence holds it (isolated in right-to-left text), as of the names themselves."""
+    return tuple(escaped(name, NAME_CHARS) for name in names)
 
 
 def plain(row: Row) -> str:

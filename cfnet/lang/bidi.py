@@ -10,6 +10,7 @@ logical order when the output is not a terminal (a pipe, a file)."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from typing import Literal
 
@@ -98,8 +99,6 @@ def starts_right_to_left(text: str) -> bool:
     """Whether the first letter of `text` with a strong direction, outside isolates, is right
     to left: the direction a terminal that does bidi gives a line of its own (none: left to
     right), as in rule P2 of the bidi algorithm."""
-    import unicodedata
-
     depth = 0
     for char in text:
         if char in ISOLATES:
@@ -117,13 +116,20 @@ def starts_right_to_left(text: str) -> bool:
 
 
 def screen_line(line: str, columns: int) -> str | None:
-    """A line of a full screen as cfnet writes it when it does the reordering and `line` reads
-    right to left (`starts_right_to_left`): in visual order, right-aligned in `columns` cells;
-    None when the line is to be drawn as it is (a board row, an English name, any line while
-    the terminal does bidi)."""
-    if not _reorders(None) or not starts_right_to_left(line):
+    """A line of a full screen as cfnet writes it when it does the reordering: in visual order,
+    right-aligned in `columns` cells when it reads right to left (`starts_right_to_left`), left
+    aligned when it reads left to right but holds right-to-left words (a board row with a
+    Persian note); None when the line is to be drawn as it is (no right-to-left letter in it,
+    or the terminal does the bidi)."""
+    if not _reorders(None):
         return None
-    return visual_line(line, columns, rtl=True)
+    if starts_right_to_left(line):
+        return visual_line(line, columns, rtl=True)
+    if any(unicodedata.bidirectional(char) in ("R", "AL") for char in line):
+        from bidi import get_display
+
+        return str(get_display(line, base_dir="L")).translate(_STRIP)
+    return None
 
 
 def display_lines(text: str, columns: int, indent: str = "", rtl: bool | None = None) -> list[str]:

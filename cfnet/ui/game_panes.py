@@ -447,7 +447,7 @@ class GamePanes:
         for tile in sorted_hand(view.hand):
             style = "class:tile.drawn" if tile == view.drawn else ""
             items.append(
-                [(style or ("class:tile.playable" if tile in playable else ""), str(tile))]
+                [(style or ("class:tile.playable" if tile in playable else ""), isolate(str(tile)))]
             )
         return wrap_items(items, [("class:title", _hand_head())], width, " ")
 
@@ -459,7 +459,8 @@ class GamePanes:
         if not moves:
             return [[("class:title", _moves_head()), ("", _("wait for your turn"))]]
         items: list[Line] = [
-            [("class:number", f"{n})"), ("", f" {shown_move(m)}")] for n, m in enumerate(moves, 1)
+            [("class:number", isolate(f"{n})")), ("", f" {shown_move(m)}")]
+            for n, m in enumerate(moves, 1)
         ]
         return wrap_items(items, [("class:title", _moves_head())], width)
 
