@@ -135,6 +135,7 @@ def _replay(args: argparse.Namespace) -> int:
     from cfnet.errors import PeerProtocolError
     from cfnet.game.moves import Draw, Play
     from cfnet.game.text import SENTENCE_CHARS, escaped, render_board, shown_names, winner_text
+    from cfnet.lang import _
     from cfnet.protocol.events import (
         Aborted,
         FaultFound,
@@ -178,8 +179,10 @@ def _replay(args: argparse.Namespace) -> int:
         if args.round is not None and not 1 <= args.round <= rounds:
             return fail(f"no round {args.round}: this game has rounds 1 to {rounds}")
         seats = shown_names([info.name for info in table.seats])
-        names = [f"seat {s} ({name})" for s, name in enumerate(seats)]
-        header = f"table {table.name!r}: {', '.join(names)}; {table.options.describe()}"
+        names = [_("seat {number} ({name})").format(number=s, name=n) for s, n in enumerate(seats)]
+        header = _("table {name!r}: {seats}; {rules}").format(
+            name=table.name, seats=", ".join(names), rules=table.options.describe()
+        )
         if args.round is None:
             print(header)
         moves = 0
@@ -193,7 +196,7 @@ def _replay(args: argparse.Namespace) -> int:
             """Print the round's moves, the draws with their tiles once the reveal is read (a
             round that never reached its reveal keeps its drawn tiles secret)."""
             if scored is None:
-                drawn = ["(never revealed)"] * len(pending)
+                drawn = [_("(never revealed)")] * len(pending)
             else:
                 drawn = [t.label for t in drawn_tiles(scored, table.players, table.options)]
             tiles = iter(drawn)
@@ -216,10 +219,11 @@ def _replay(args: argparse.Namespace) -> int:
                                 moves = 0
                             public = table.public
                             centre = public.centre if public is not None else "?"
-                            print(
-                                f"\n== round {seen}: centre {centre}; "
-                                f"{names[event.starter]} starts (joint draw)"
+                            start = _(
+                                "== round {number}: centre {tile}; {name} starts (joint draw)"
                             )
+                            print()
+                            print(start.format(number=seen, tile=centre, name=names[event.starter]))
                     elif isinstance(event, MoveMade) and shown(event.round_number):
                         if stopped():
                             continue
@@ -235,7 +239,8 @@ def _replay(args: argparse.Namespace) -> int:
                         print("\n".join(scored_lines(event, names, table)))
                     elif isinstance(event, GameOver):
                         won = winner_text(event.winners, event.totals, names)
-                        print(f"\ngame over: {won}")
+                        print()
+                        print(_("game over: {winner}").format(winner=won))
                     elif isinstance(event, FaultFound):
                         flush(None)
                         fault = event.fault
