@@ -71,7 +71,7 @@ class DemoError(Exception):
 
 
 def _log_destination(name: str) -> Path:
-    """Where the demo keeps the game log: the current directory, else the data directory."""
+    """Where the demo keeps the game log: the current directory, else the state directory."""
     filename = f"cfnet-{name}.cflog"
     here = Path.cwd()
     if os.access(here, os.W_OK):
@@ -188,7 +188,7 @@ class Demo:
             )
             self.say(
                 f"started {name} (process {hosting.bots.children[-1].process.pid}): "
-                f"cfnet bot --table {self.name}, finds it by mDNS"
+                f"cfnet bot {self.name}, finds it by mDNS"
             )
             await self._joined.wait()
 

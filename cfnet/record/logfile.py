@@ -79,8 +79,18 @@ def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -
     if head != MAGIC:
         if MAGIC.startswith(head):
             raise TornTail(name, 0, 0, f"the file ends inside its {len(MAGIC)}-byte header")
-        raise CorruptLog(name, 0, 0, f"not a cfnet log file (expected header {MAGIC!r})")
+        raise CorruptLog(name, 0, 0, not_a_log(head))
     yield from iter_log_from(f, len(MAGIC), None, 0, name, max_entry)
+
+
+def not_a_log(head: bytes) -> str:
+    """Why a file that begins with `head` is not a log, saying what it looks like instead."""
+    if head.lstrip()[:1] in (b"{", b"["):
+        return (
+            "not a cfnet log file but JSON text (a record from cfnet export? "
+            "cfnet import-check reads those)"
+        )
+    return "not a cfnet log file (it does not begin with the log header, CFNLOG)"
 
 
 def iter_log_from(
