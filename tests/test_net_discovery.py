@@ -22,8 +22,8 @@ from cfnet.net.discovery import (
     Discovery,
     TableInfo,
     TxtError,
-    service_type,
     check_name,
+    service_type,
     txt_properties,
 )
 from cfnet.net.lobby import check_player
