@@ -237,11 +237,17 @@ def test_a_file_of_the_wrong_kind_is_named_with_what_reads_it(files: Files) -> N
     assert_one_line(cfnet(files, "import-check", str(missing)), 1, f"{missing}: no such file")
 
 
-def test_export_into_a_missing_folder_names_the_folder(files: Files) -> None:
+def test_a_file_written_into_a_missing_folder_names_the_folder(files: Files) -> None:
+    """`export -o` and `selfplay --log` into a folder that does not exist."""
     target = files.home.parent / "no-such-folder" / "game.json"
     result = cfnet(files, "export", str(files.log), "-o", str(target))
     assert_one_line(result, 1, f"cannot write {target}: there is no folder {target.parent}")
     assert "Errno" not in result.stderr
+    log = target.with_suffix(".cflog")
+    result = cfnet(files, "selfplay", "--protocol", "--players", "2", "--rule", "rounds=1",
+                   "--log", str(log))  # fmt: skip
+    assert_one_line(result, 1, f"cannot write {log}: there is no folder {log.parent}")
+    assert ".tmp" not in result.stderr
 
 
 def test_watch_follow_of_a_missing_file_says_so_and_gives_up_after_the_wait(

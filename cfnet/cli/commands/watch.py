@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     from cfnet.disk.store import load_identity, prepare_home
     from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
+    from cfnet.game.text import SENTENCE_CHARS, escaped
     from cfnet.record.logfile import LogFileError
 
     given = [args.table is not None, args.connect is not None, args.follow is not None]
@@ -93,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         identity = None if args.follow else load_identity(prepare_home(args.home))
         return asyncio.run(_watch(args, identity, screen))
     except (LocalProtocolError, PeerProtocolError, LogFileError, OSError, TimeoutError) as error:
-        print(f"cfnet watch: {describe(error)}", file=sys.stderr, flush=True)
+        print(
+            f"cfnet watch: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr, flush=True
+        )
         return 1
     except KeyboardInterrupt:
         print("cfnet watch: interrupted", file=sys.stderr, flush=True)
