@@ -369,9 +369,10 @@ class BrowserScreen(Page):
                 self._host_rules,
                 "",
                 _(
-                    "NAME=VALUE ...: rounds=1..10, start_trains=N..8, double_blank_50=on|off. "
-                    "Enter: {rules}"
-                ).format(rules=default),
+                    "NAME=VALUE ...: rounds=1..10; start_trains=N..8, the trains the centre needs"
+                    " before other plays, where N is the number of players ({seats} here);"
+                    " double_blank_50=on|off. Enter: {rules}"
+                ).format(seats=self._form.seats, rules=default),
             )
         )
 

@@ -56,6 +56,8 @@ def verdict_line(verdict: Verdict) -> str:
     problem = shown_sentence(verdict.problem)
     if verdict.blamed is not None:
         return _("INVALID: {problem}").format(problem=problem)
+    if verdict.damaged:
+        return _("DAMAGED: {problem}").format(problem=problem)
     if not verdict.finished:
         return _("unfinished: {problem}").format(problem=problem)
     return problem

@@ -9,13 +9,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from cfnet.lang import N_
+from cfnet.lang import N_, _
 
 if TYPE_CHECKING:
     from cfnet.protocol.verify import Verdict
 
 HELP = N_("check a saved game log offline: every signature, shuffle, key and move")
-EPILOG = (
+EPILOG = N_(
     "Exit status: 0 for a valid, finished game; 1 for anything else (a seat proven at fault, "
     "an unfinished or aborted game, a damaged or unreadable file, junk after the end)."
 )
@@ -24,7 +24,7 @@ EPILOG = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from cfnet.cli.options import add_home_argument
 
-    parser.epilog = EPILOG
+    parser.epilog = _(EPILOG)
     parser.add_argument(
         "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
     )
@@ -94,6 +94,7 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "entries": verdict.entries,
         "valid": verdict.valid,
         "finished": verdict.finished,
+        "damaged": verdict.damaged,
         "rounds": rounds,
         "totals": [] if table is None else list(table.game.totals),
         "winners": list(table.game.winners()) if table is not None and verdict.finished else [],
