@@ -126,6 +126,9 @@ class GameScreen(GamePanes):
         if isinstance(parsed, Command):
             self._command(parsed.name)
             return
+        if self.game_end is not None:
+            self.feedback = ("class:error", "✗ the game is over for you: press Enter to leave")
+            return
         try:
             session.submit(parsed)
         except IllegalMoveError as error:  # the session knows more than the parser
@@ -135,7 +138,8 @@ class GameScreen(GamePanes):
         self.feedback = ("", "")  # the move shows in the events
 
     def _leave(self) -> None:
-        """Resign: leave at once, or once the resignation is posted at our turn."""
+        """Resign for good: leave at once, or once the session has ended (the resignation
+        posted at our turn)."""
         if self.game_end is not None or not self.session.resign():
             self.app.exit(result=0)
             return
@@ -143,7 +147,7 @@ class GameScreen(GamePanes):
         self.feedback = (
             "class:info",
             "Leaving: your resignation is signed and posted at your turn, so nobody waits for"
-            " you. Ctrl-C leaves at once (the others then wait out your time).",
+            " you, then cfnet ends. Ctrl-C leaves at once (the others then wait out your time).",
         )
 
     def _enter(self) -> None:
