@@ -1,9 +1,9 @@
 """A player who leaves and comes back with `cfnet resume` is dealt in at the next round that
-starts, every time: three seats in this process over real TCP links on 127.0.0.1 (the network
-driver, the store and the real crypto), one of which leaves in each of rounds 1 to 9 (its
-resignation posted at a setup entry of the round, or in its turns) and is resumed at once, by
-`cfnet resume`'s own code, while that round is dealt again among the other two; its request
-arrives while the deal's setup is under way. Leaving is final for the process that left."""
+starts, every time. Three seats in this process over real TCP links on 127.0.0.1 (the network
+driver, the store, the real crypto): one leaves in each round but the last (its resignation
+posted at its first setup entry, or in its turns), and each time the process that left ends
+and `cfnet resume`'s own code brings it back while the others deal that round again and play
+it. And, table by table, a request taken at any step of a deal, its setup included."""
 
 from __future__ import annotations
 
