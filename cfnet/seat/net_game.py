@@ -132,8 +132,12 @@ class NetGame:
 
     @property
     def view(self) -> PlayerView | None:
+        """The local seat's view of the round; out of the game, the round without a hand."""
+        table = self.table
+        if table.me is not None and table.departed and table.public is not None:
+            return PlayerView(table.me, (), None, table.public)
         try:
-            return self.table.view()
+            return table.view()
         except LocalProtocolError:
             return None
 

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cfnet.game.moves import Move, Play
+from cfnet.game.round import PlayerView
 from cfnet.game.text import (
+    SAT_OUT,
     SENTENCE_CHARS,
     WIDTH,
     audit_note,
@@ -388,6 +390,8 @@ class GamePanes:
         view = self.session.view
         if view is None or self.round_end is not None:
             return []
+        if self._out(view):
+            return [[("class:title", "Hand  "), ("", f"({SAT_OUT})")]]
         if not view.hand and not view.public.moves:
             return [[("class:title", "Hand  "), ("", "(being dealt…)")]]
         moves = view.legal_moves() if self._ready() else []
@@ -402,7 +406,7 @@ class GamePanes:
 
     def _moves(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
-        if view is None or self.round_end is not None:
+        if view is None or self.round_end is not None or self._out(view):
             return []
         moves = numbered_moves(view) if self._ready() else []
         if not moves:
@@ -411,6 +415,10 @@ class GamePanes:
             [("class:number", f"{n})"), ("", f" {m}")] for n, m in enumerate(moves, 1)
         ]
         return wrap_items(items, [("class:title", "Moves ")], width)
+
+    def _out(self, view: PlayerView) -> bool:
+        """The local seat is not dealt into the round shown: it left the game."""
+        return view.seat not in view.public.seated or isinstance(self.game_end, GameLeft)
 
     def _ready(self) -> bool:
         """The table waits for the local seat's move, and its tiles are open."""

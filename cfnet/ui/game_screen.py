@@ -32,7 +32,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.game.expert_bot import HINT_THINK, ExpertBot
-from cfnet.game.moves import IllegalMoveError
+from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.seat.session import GameSession
 from cfnet.ui.game_panes import PROMPT_ROWS, GamePanes
 from cfnet.ui.move_input import Command, InputCompleter, InputError, numbered_moves, parse_input
@@ -119,15 +119,17 @@ class GameScreen(GamePanes):
             return
         session = self.session
         try:
-            parsed = parse_input(text, session.view, session.names)
+            parsed: Command | Move | InputError = parse_input(text, session.view, session.names)
         except InputError as error:
-            self.feedback = ("class:error", f"✗ {error}")
-            return
+            parsed = error
         if isinstance(parsed, Command):
             self._command(parsed.name)
             return
         if self.game_end is not None:
             self.feedback = ("class:error", "✗ the game is over for you: press Enter to leave")
+            return
+        if isinstance(parsed, InputError):
+            self.feedback = ("class:error", f"✗ {parsed}")
             return
         try:
             session.submit(parsed)
