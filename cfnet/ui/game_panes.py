@@ -66,7 +66,7 @@ HELP_ITEMS = (
     ("log", "every event so far"),
     ("help", "this text"),
     ("Enter, next", "the next round, after a round"),
-    ("quit, leave", "resign and leave for good (asks; Ctrl-C too)"),
+    ("quit, leave", "resign and leave (asks; y or Ctrl-C again leaves); cfnet resume comes back"),
     ("Esc", "back to the board"),
     ("PgUp/PgDn", "scroll this pane"),
 )
