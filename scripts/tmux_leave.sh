@@ -110,7 +110,8 @@ host() {
         --interface $LOOPBACK --home $WORK/host --timeout $3 > $WORK/host.out 2>&1; \
         echo \$? > $WORK/host.rc; sleep 600"
 }
-join() { start "$1" "$CFNET join $2 --interface $LOOPBACK --home $WORK/$1 --player $1"; }
+# join NAME TABLE: a person takes a seat, looking for the table as long as a busy machine needs.
+join() { start "$1" "$CFNET join $2 --wait 120 --interface $LOOPBACK --home $WORK/$1 --player $1"; }
 resume() { start "$1" "$CFNET resume --interface $LOOPBACK --home $WORK/$1"; }
 # fresh: no client and no file of an earlier scenario.
 fresh() {
