@@ -5,7 +5,9 @@ A thin shell around the sans-IO table: entries from the mesh go to `Table.receiv
 the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
 truncates the stored log); a timer is armed at `get_timer()`. The mesh resyncs peers from
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
-the game (nothing more is taken or posted). After the end the seat lingers until
+the game (nothing more is taken or posted). The table's work (checking what comes, proving
+what it posts) runs on a thread of its own, one call at a time, so that the event loop stays
+free for the links and the screen meanwhile. After the end the seat lingers until
 every seat not blamed announces the same final chain (or the grace period ends).
 It is also a `GameSession`, so the game screen can play a seat; `follow` sees every session
 event (the plain lines of a computer seat). At the end the saved file is checked to be exactly
@@ -17,9 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
+from typing import TypeVar
 
 from cfnet.disk.store import LOG_FILE, TableStore
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -52,6 +58,7 @@ from cfnet.seat.session import GameAborted, Notice, SessionEvent, Wait
 from cfnet.seat.waits import Waits
 
 log = logging.getLogger("cfnet.net")
+T = TypeVar("T")
 
 GRACE = 0.05  # after a timer fires, let what already arrived be delivered first
 LATE = 0.5  # a timer this late means this process was stopped or starved...
@@ -111,6 +118,9 @@ class NetGame:
         self._asked: bytes | None = None  # the return request posted for this deal
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
+        self._worker = ThreadPoolExecutor(1, "cfnet-table")  # the table's own thread
+        self._table_lock = threading.Lock()  # held while the table changes (either thread)
+        self._turn = asyncio.Lock()  # one table call, and the handling of its events, at a time
 
     # ------------------------------------------------------------------ GameSession
 
@@ -158,7 +168,8 @@ class NetGame:
 
     def submit(self, move: Move) -> None:
         try:
-            self.table.choose(move)
+            with self._table_lock:
+                self.table.choose(move)
         except LocalProtocolError as exc:
             raise IllegalMoveError(str(exc)) from None
         self._wake.set()
@@ -175,7 +186,8 @@ class NetGame:
     def resign(self) -> bool:
         if self.table.finished:
             return False
-        self.table.resign()
+        with self._table_lock:
+            self.table.resign()
         self._wake.set()
         return True
 
@@ -184,6 +196,16 @@ class NetGame:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         await self.mesh.close()
+        self._worker.shutdown(wait=False)
+
+    async def _on_table_thread(self, work: Callable[[], T]) -> T:
+        """`work` (a call into the table) on the table's thread; the loop runs on meanwhile."""
+
+        def locked() -> T:
+            with self._table_lock:
+                return work()
+
+        return await asyncio.get_running_loop().run_in_executor(self._worker, locked)
 
     # ------------------------------------------------------------------ running
 
@@ -217,7 +239,7 @@ class NetGame:
         try:
             while not self._stopped():
                 self._wake.clear()
-                self._pump(timeouts=judge)
+                await self._pump(timeouts=judge)
                 if self._stopped():
                     break
                 wakeup = self._next_wakeup()
@@ -247,30 +269,44 @@ class NetGame:
         left = table.departed and (not self._rejoin or table.removed)
         return table.finished or left or self._fatal is not None
 
-    def _pump(self, timeouts: bool = False) -> None:
+    async def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
+        async with self._turn:
+            await self._pump_now(timeouts)
+
+    async def _pump_now(self, timeouts: bool = False) -> None:
+        """`_pump`, its turn already held."""
         table = self.table
         try:
             if self._waits.holding(time.monotonic()):
                 return
             if table.departed and self._rejoin and not table.finished and not table.removed:
                 self._ask_to_return()
-            if timeouts:
-                table.handle_timer(time.monotonic())
+            judge = timeouts
             while True:
-                if self.player is not None and table.awaiting_local_move:
-                    table.choose(self.player.choose(table.view()))
-                posted = table.entries_to_send(time.monotonic())
-                if self._local.seeds != self._saved_seeds:
-                    self.store.save_secrets(self._local.secrets_to_plain())
-                    self._saved_seeds = dict(self._local.seeds)
-                self._handle(drain(table.next_event))
+                posted, events = await self._on_table_thread(partial(self._step, judge))
+                judge = False
+                self._handle(events)
                 for entry in posted:
                     self.mesh.post(entry.wire)
                 if not posted:
                     break
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
+
+    def _step(self, timeouts: bool) -> tuple[list[Entry], list[Event]]:
+        """On the table's thread: take timeouts (if asked), let a computer seat choose, make
+        the entries the table posts now (its secrets saved first); they and its events."""
+        table = self.table
+        if timeouts:
+            table.handle_timer(time.monotonic())
+        if self.player is not None and table.awaiting_local_move:
+            table.choose(self.player.choose(table.view()))
+        posted = table.entries_to_send(time.monotonic())
+        if self._local.seeds != self._saved_seeds:
+            self.store.save_secrets(self._local.secrets_to_plain())
+            self._saved_seeds = dict(self._local.seeds)
+        return posted, drain(table.next_event)
 
     def _ask_to_return(self) -> None:
         """Post the local seat's return request, once per deal: a seat still dealt in carries
@@ -281,34 +317,41 @@ class NetGame:
             self.mesh.resend(request)  # again each deal: the first may have found no link
             self._emit(Notice("asking to be dealt in again when the next round starts"))
 
-    def _deliver(self, wire: bytes, key: bytes) -> bool:
+    async def _deliver(self, wire: bytes, key: bytes) -> bool:
         """An entry from the mesh (never raises); whether to echo it. After the end only an
         entry of our final chain is echoed (an earlier abort that replaces ours joins it);
         once this game has stopped on a local failure nothing is taken."""
-        if self._fatal is not None:
-            return False
-        finished = self.table.finished
-        try:
-            self.table.receive(wire, time.monotonic())
-            events = drain(self.table.next_event)
-        except PeerProtocolError as exc:
-            log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
-            return False
-        except Exception:  # our bug, not the peer's: refuse the entry, keep the link
-            log.warning(
-                "entry from %s not taken: the table failed on it", fingerprint(key), exc_info=True
-            )
-            return False
-        try:
-            self._handle(events)
-            if events and self._fatal is None:
-                self._pump()  # answer at once: the chain waits for us (the loop re-arms timers)
-        except Exception as exc:  # the mesh must not see it: this game stops
-            self._fail(exc)
+        async with self._turn:
+            if self._fatal is not None:
+                return False
+            finished = self.table.finished
+            try:
+                events = await self._on_table_thread(lambda: self._receive(wire))
+            except PeerProtocolError as exc:
+                log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
+                return False
+            except Exception:  # our bug, not the peer's: refuse the entry, keep the link
+                log.warning(
+                    "entry from %s not taken: the table failed on it",
+                    fingerprint(key),
+                    exc_info=True,
+                )
+                return False
+            try:
+                self._handle(events)
+                if events and self._fatal is None:
+                    await self._pump_now()  # answer at once: the chain waits for us
+            except Exception as exc:  # the mesh must not see it: this game stops
+                self._fail(exc)
         self._wake.set()
         if self._fatal is not None:
             return False
         return not finished or self.table.chain.holds(wire)
+
+    def _receive(self, wire: bytes) -> list[Event]:
+        """On the table's thread: `wire` into the table; the events it made."""
+        self.table.receive(wire, time.monotonic())
+        return drain(self.table.next_event)
 
     def _fail(self, exc: BaseException) -> None:
         log.error("cannot go on: %s", exc)
