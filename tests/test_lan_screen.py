@@ -5,6 +5,7 @@ two computer players it starts (`--bots 2`, each a `cfnet bot` process on 127.0.
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 import pty
@@ -33,12 +34,15 @@ def _plays_to_the_end(seen: bytes, typed: int) -> bytes:
 
 
 def _play_on_a_terminal(
-    argv: list[str], timeout: float = 60.0, typist: Typist = _plays_to_the_end
+    argv: list[str],
+    timeout: float = 60.0,
+    typist: Typist = _plays_to_the_end,
+    program: tuple[str, ...] = ("-m", "cfnet"),
 ) -> tuple[int, str]:
     pid, fd = pty.fork()
     if pid == 0:  # the child: cfnet on the terminal
         os.environ.update({"NO_COLOR": "1", "TERM": "xterm"})
-        os.execv(sys.executable, [sys.executable, "-m", "cfnet", *argv])
+        os.execv(sys.executable, [sys.executable, *program, *argv])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     seen = b""
     end = time.monotonic() + timeout
@@ -99,6 +103,27 @@ def test_a_person_hosts_and_plays_in_the_game_screen(tmp_path: Path) -> None:
     (log,) = home.glob("tables/*/table.cflog")
     bots = sorted(home.glob("bots/bot*/tables/*/table.cflog"))
     assert len(bots) == 2 and all(path.read_bytes() == log.read_bytes() for path in bots)
+    assert cfnet_verify(log).returncode == 0
+
+
+def test_the_screen_stays_live_during_an_eight_seat_set_up(tmp_path: Path) -> None:
+    """A person's game screen at an 8-seat table (7 computer players, each a process): while
+    every hop proof of the set-up is made and checked, and the round is played and audited, no
+    callback of the screen's event loop keeps it for more than 50 ms of CPU time (the table's
+    work runs on a thread of its own, its multiplications on the deck's threads)."""
+    home, probe = tmp_path / "person", tmp_path / "loop.json"
+    argv = [
+        "host", "--name", unique("lan-lag"), "--seats", "8", "--rule", "rounds=1",
+        "--bots", "7", "--interface", LOOPBACK, "--home", str(home), "--player", "Person",
+    ]  # fmt: skip
+    prober = (str(Path(__file__).with_name("loop_probe.py")), str(probe))
+    code, screen = _play_on_a_terminal(argv, timeout=240, program=prober)
+    assert code == 0, screen[-3000:]
+    assert "Game over" in screen
+    longest = json.loads(probe.read_text())
+    assert longest["callbacks"] > 1000  # the probe saw the game's loop at work
+    assert longest["cpu"] < 0.050, longest
+    (log,) = home.glob("tables/*/table.cflog")
     assert cfnet_verify(log).returncode == 0
 
 
