@@ -296,7 +296,8 @@ class Lookahead(Container[int]):
     before any seat left (a seat reveals only after checking every hop proof of its round, and
     the audit recomputes every hop from the seeds: protocol.md 4.7). Asked about a round, it
     reads ahead only until it knows: every reveal, or an entry after which none can count (an
-    abort, a resignation, a later round, another table, the end or a damaged record), or
+    abort, a resignation, a later round, another table, a signature that is not the seat's,
+    the end or a damaged record), or
     LOOKAHEAD_BYTES read ahead (the proofs are then checked). A deal that follows a departure is
     checked in full."""
 
@@ -365,15 +366,16 @@ class Lookahead(Container[int]):
         if self._closed:
             return
         number = entry.body.get("round")
-        if entry.kind in (ABORT, RESIGN) or entry.table_id != self.table_id:
+        if (
+            entry.kind in (ABORT, RESIGN)
+            or entry.table_id != self.table_id
+            or entry.seat >= len(self.keys)
+            or not entry.verify(self.keys[entry.seat])  # remembered: judged without a check
+        ):
             self._closed = True
         elif type(number) is int:
             self._latest = max(self._latest, number)
-            if (
-                entry.kind == REVEAL
-                and entry.seat < len(self.keys)
-                and entry.verify(self.keys[entry.seat])
-            ):
+            if entry.kind == REVEAL:
                 self._revealed.setdefault(number, set()).add(entry.seat)
 
 
