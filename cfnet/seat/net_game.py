@@ -325,8 +325,9 @@ class NetGame:
             if self._fatal is not None:
                 return False
             finished = self.table.finished
+            held = self.table.chain.holds(wire)  # a copy of what we hold: nothing to check
             try:
-                events = await self._on_table_thread(lambda: self._receive(wire))
+                events = [] if held else await self._on_table_thread(lambda: self._receive(wire))
             except PeerProtocolError as exc:
                 log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
                 return False
