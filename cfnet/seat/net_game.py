@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from cfnet.disk.store import LOG_FILE, TableStore
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -120,6 +120,7 @@ class NetGame:
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
         self._worker = ThreadPoolExecutor(1, "cfnet-table")  # the table's own thread
         self._table_lock = threading.Lock()  # held while the table changes (either thread)
+        self._last_read: dict[str, object] = {}  # what the screen read last (`_settled`)
         self._turn = asyncio.Lock()  # one table call, and the handling of its events, at a time
 
     # ------------------------------------------------------------------ GameSession
@@ -139,6 +140,9 @@ class NetGame:
 
     @property
     def view(self) -> PlayerView | None:
+        return self._settled("view", self._view, None)
+
+    def _view(self) -> PlayerView | None:
         try:
             return self.table.view()
         except LocalProtocolError:
@@ -151,12 +155,24 @@ class NetGame:
 
     @property
     def wait(self) -> Wait | None:
-        return self._waits.current(time.monotonic())
+        return self._settled("wait", lambda: self._waits.current(time.monotonic()), None)
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
-        awaited = self.table.awaited
+        awaited = self._settled("awaited", lambda: self.table.awaited, None)
         return () if awaited is None else (awaited,)
+
+    def _settled(self, name: str, read: Callable[[], T], default: T) -> T:
+        """`read()` of the table for the screen, unless the table's thread is changing it
+        right now: then what it gave last time (`default` before that), without waiting."""
+        if not self._table_lock.acquire(blocking=False):
+            return cast(T, self._last_read.get(name, default))
+        try:
+            value = read()
+        finally:
+            self._table_lock.release()
+        self._last_read[name] = value
+        return value
 
     def start(self) -> None:
         """Run the game in a task on the running loop (the mesh must be listening)."""
@@ -242,7 +258,8 @@ class NetGame:
                 await self._pump(timeouts=judge)
                 if self._stopped():
                     break
-                wakeup = self._next_wakeup()
+                async with self._turn:  # no delivery changes the table meanwhile
+                    wakeup = self._next_wakeup()
                 timeout = None if wakeup is None else max(0.0, wakeup - time.monotonic())
                 judge = False
                 try:  # not wait_for: on 3.11 it can swallow a cancel (bpo-42130)
