@@ -51,13 +51,16 @@ from cfnet.protocol.events import (
     drain,
 )
 from cfnet.protocol.table import Table
-from cfnet.protocol.wire import RESIGN, TIMEOUT
+from cfnet.protocol.wire import DEAL, RESIGN, REVEAL, SHUFFLE_A, SHUFFLE_B, TIMEOUT
 from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat.session import GameAborted, Notice, SessionEvent, Wait
 from cfnet.seat.waits import Waits
 
 log = logging.getLogger("cfnet.net")
+HEAVY_KINDS = frozenset({SHUFFLE_A, SHUFFLE_B, DEAL, REVEAL})
+"""The kinds whose making or checking is heavy (hop proofs, the hand opened, the audit)."""
+HEAVY_BYTES = 2048  # a hop entry (a deck and its proof) is larger; a move is smaller
 T = TypeVar("T")
 
 GRACE = 0.05  # after a timer fires, let what already arrived be delivered first
@@ -214,14 +217,22 @@ class NetGame:
         await self.mesh.close()
         self._worker.shutdown(wait=False)
 
-    async def _on_table_thread(self, work: Callable[[], T]) -> T:
-        """`work` (a call into the table) on the table's thread; the loop runs on meanwhile."""
+    async def _on_table_thread(self, work: Callable[[], T], heavy: bool = True) -> T:
+        """`work` (a call into the table) on the table's thread, the loop running on meanwhile;
+        work that is not `heavy` (no proof or audit in it) is done at once, on the loop."""
 
         def locked() -> T:
             with self._table_lock:
                 return work()
 
+        if not heavy:
+            return locked()
         return await asyncio.get_running_loop().run_in_executor(self._worker, locked)
+
+    def _heavy_post(self) -> bool:
+        """Whether the local seat's next posts may prove a hop, open its hand or end an audit."""
+        due = self.table.due()
+        return due is not None and due[0] == self.table.me and bool(due[1] & HEAVY_KINDS)
 
     # ------------------------------------------------------------------ running
 
@@ -301,7 +312,8 @@ class NetGame:
                 self._ask_to_return()
             judge = timeouts
             while True:
-                posted, events = await self._on_table_thread(partial(self._step, judge))
+                heavy = judge or self._heavy_post()
+                posted, events = await self._on_table_thread(partial(self._step, judge), heavy)
                 judge = False
                 self._handle(events)
                 for entry in posted:
@@ -344,7 +356,9 @@ class NetGame:
             finished = self.table.finished
             held = self.table.chain.holds(wire)  # a copy of what we hold: nothing to check
             try:
-                events = [] if held else await self._on_table_thread(lambda: self._receive(wire))
+                heavy = len(wire) > HEAVY_BYTES or REVEAL.encode() in wire  # a hop, an audit
+                receive = partial(self._receive, wire)
+                events = [] if held else await self._on_table_thread(receive, heavy)
             except PeerProtocolError as exc:
                 log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
                 return False
