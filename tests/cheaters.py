@@ -12,7 +12,7 @@ from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
 from cfnet.protocol.verify import Verdict, verify_entries
-from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
+from cfnet.protocol.wire import PROTOCOL_VERSION, RESIGN, TIMEOUT, Fault
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import Entry, sign_entry
 from cfnet.record.identity import Identity
@@ -65,6 +65,7 @@ def run(
     rounds: int = 1,
     bots: Sequence[str] = ("greedy",),
     times: int = 1,
+    version: int = PROTOCOL_VERSION,
 ) -> tuple[Network, Cheater | None]:
     """A game in which seat `cheat` rewrites its entries and/or tampers with deliveries."""
 
@@ -73,7 +74,8 @@ def run(
             return Cheater(identity, seat, entropy, rewrite, times)
         return LocalSeat(identity, seat, entropy)
 
-    network = start_tables(players, seed, RuleOptions(rounds=rounds), bots, factory, timeout=60)
+    options = RuleOptions(rounds=rounds)
+    network = start_tables(players, seed, options, bots, factory, timeout=60, version=version)
     cheater = network.tables[cheat].local
     if isinstance(cheater, Cheater):
         cheater.table = network.tables[cheat]

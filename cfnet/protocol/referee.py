@@ -18,14 +18,18 @@ from cfnet.protocol.claims import PREMATURE, Judged, claim_problem
 from cfnet.protocol.events import (
     Aborted,
     Appended,
+    Disqualified,
     Event,
     FaultFound,
     GameOver,
+    LateProof,
+    ProofHeld,
     RoundScored,
     SeatLeft,
     Superseded,
 )
 from cfnet.protocol.genesis import parse_genesis
+from cfnet.protocol.history import Finality
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.rounds import Rounds
 from cfnet.protocol.schedule import Step
@@ -47,6 +51,9 @@ from cfnet.record.entry import Entry, Equivocation, MalformedEntry, decode_entry
 
 REDEAL_VERSION = 3
 """From this protocol version on, the game goes on without a seat that leaves."""
+FINAL_VERSION = 4
+"""From this protocol version on, places every seat built on are final (a second entry for
+one is proven at the head), deal secrets are bound to the chain and leaving concedes."""
 OFFLINE = math.inf
 """The time to give a table replaying a finished log: every deadline has long passed."""
 MAX_ORDINARY_ENTRY = 9 * 1024
@@ -83,14 +90,24 @@ class Referee:
         unproven = unproven_rounds if local is None else frozenset()
         self.chain = Chain([s.key for s in self.seats])
         self.keys = tuple(seat.key for seat in self.seats)
+        self.final_rule = self.version >= FINAL_VERSION
+        self.finality = Finality(self.players)
         self.rounds = Rounds(
-            self.table_id, entry.hash, self.options, self.players, local, unproven, self.keys
+            self.table_id,
+            entry.hash,
+            self.options,
+            self.players,
+            local,
+            unproven,
+            self.keys,
+            bound=self.final_rule,
         )
         self.fault: Fault | None = None
         self.fault_time = 0.0
         self.aborted: Fault | None = None
         self.aborted_by: int | None = None
         self.rejected: dict[int, str] = {}
+        self.at_head = False  # the fault found is a proof for a final place: posted at the head
         self._held: Entry | None = None
         self.returning = False  # restarted, nothing posted since: see Table.returned
         self.resigning = False  # the local player leaves at its next turn: see Table.resign
@@ -181,7 +198,8 @@ class Referee:
 
     def _after_end(self, entry: Entry, now: float) -> list[Event]:
         """After the last certificate only equivocation still counts: another signed entry of
-        a seat for a seq it holds, or the abort that proves it (at the contested seq)."""
+        a seat for a seq it holds, or the abort that proves it (at the contested seq). From
+        version 4, one for a place the game was built on changes nothing (`LateProof`)."""
         seq = entry.seq
         if (
             entry.table_id != self.table_id
@@ -189,6 +207,8 @@ class Referee:
             or not 0 < seq < len(self.entries)
         ):
             return []
+        if self.final_rule and (late := self._late_proof(entry)):
+            return late
         if entry.kind == ABORT:
             code = entry.body.get("code") if isinstance(entry.body, dict) else None
             if code != EQUIVOCATION:
@@ -199,6 +219,58 @@ class Referee:
             return self._take(entry, now)
         except PeerProtocolError:
             return []
+
+    def _proof_in(self, entry: Entry) -> Equivocation | None:
+        """The proof `entry` gives that a seat signed a second entry for a place of this
+        chain, one of the two being the entry there (None: it gives none): `entry` itself, or
+        the `equivocation` abort carrying it. Signatures checked."""
+        if entry.kind == ABORT:
+            body = entry.body
+            if not (isinstance(body, dict) and body.get("code") == EQUIVOCATION):
+                return None
+            evidence = body.get("evidence")
+            try:
+                proof = Equivocation.from_plain(
+                    evidence.get("entries") if isinstance(evidence, dict) else None
+                )
+            except MalformedEntry:
+                return None
+        else:
+            if not 0 <= entry.seq < len(self.entries):
+                return None
+            proof = Equivocation(self.entries[entry.seq], entry)
+        seq, seat = proof.a.seq, proof.a.seat
+        if (
+            proof.a.table_id != self.table_id
+            or seat >= self.players
+            or not 0 <= seq < len(self.entries)
+            or self.entries[seq].wire not in (proof.a.wire, proof.b.wire)
+            or not proof.check(self.keys[seat])
+        ):
+            return None
+        return proof
+
+    def _late_proof(self, entry: Entry) -> list[Event]:
+        """After the end: a proof of a second entry for a place every seat built on is only
+        reported; the result stands (an abort at a place that is not final is judged as
+        before: it may settle what honest peers saw differently)."""
+        proof = self._proof_in(entry)
+        if proof is None or proof.a.seq > self.finality.built:
+            return []
+        if entry.kind == ABORT and entry.seq == proof.a.seq > self.finality.final:
+            return []
+        return [LateProof(_equivocation(proof))]
+
+    def _proof_at_head(self, proof: Equivocation, now: float) -> list[Event]:
+        """A second entry for a place every seat built on (version 4): nothing is rewound;
+        the proof is posted at the head, in place of the next entry (`at_head`), and removes
+        its signer, or disqualifies it if it has already left."""
+        seat = proof.a.seat
+        if seat in self.rounds.returns.removed or self.fault is not None:
+            return []  # already removed for cheating, or a fault is being reported already
+        events = self._found(_equivocation(proof), now)
+        self.at_head = True
+        return [ProofHeld(e.fault) if isinstance(e, FaultFound) else e for e in events]
 
     def _take(self, entry: Entry, now: float, verified: bool = False) -> list[Event]:
         """Place an entry at or below the next seq; `rejected` notes why a validly signed
@@ -218,6 +290,11 @@ class Referee:
         seq, length = entry.seq, len(self.entries)
         links = seq > 0 and entry.prev == self.entries[seq - 1].hash
         if entry.kind == ABORT and links:
+            if self.final_rule and seq < length and seq <= self.finality.final:
+                proof = self._proof_in(entry)  # it would replace a final place: never; a
+                if proof is None or proof.a.seq > self.finality.built:  # proof it carries
+                    raise PeerProtocolError(f"entry {seq} is final: no abort replaces it", None)
+                return self._proof_at_head(proof, now)  # is taken at the head instead
             if (
                 seq < length
                 and _is_timeout(self.entries[seq])
@@ -231,9 +308,9 @@ class Referee:
             same_place = there.seat == entry.seat and there.prev == entry.prev
             if same_place and len(entry.wire) <= MAX_ORDINARY_ENTRY:
                 proof = Equivocation(there, entry)
-                detail = f"signed two different entries for seq {seq}"
-                fault = Fault(entry.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})
-                return self._found(fault, now)
+                if self.final_rule and seq <= self.finality.built:
+                    return self._proof_at_head(proof, now)
+                return self._found(_equivocation(proof), now)
             if entry.seat not in self.rounds.seated:
                 raise self._gone(entry)
             if links and self._due_at(seq) == entry.seat:  # posted as an abort took its place
@@ -271,6 +348,7 @@ class Referee:
         if self._held is not None and self._held.seq == entry.seq and entry.kind != ABORT:
             self._held = None  # the seat a premature timeout claim named did post in time
         self.chain.append(entry, now, expected)
+        self.finality.placed(entry, self.rounds.seated)
         self._step_started = now
 
     def _accept(self, entry: Entry, now: float, seat: int, kinds: frozenset[str]) -> list[Event]:
@@ -307,6 +385,7 @@ class Referee:
         """Record the first fault; the abort's posters are the seats not blamed, lowest first."""
         if self.fault is not None or self.aborted is not None:
             return []
+        self.at_head = False
         seated = self.rounds.seated
         posters = fault.posters or tuple(s for s in seated if s != fault.seat)
         self.fault = replace(fault, posters=posters)
@@ -334,6 +413,7 @@ class Referee:
             self.timeout,
             self._step_started,
             unclocked,
+            linked=self.final_rule,
         )
         problem = claim_problem(claim, entry, now, judged)
         if problem == PREMATURE:
@@ -344,6 +424,7 @@ class Referee:
         superseded: list[Event] = []
         if entry.seq < len(self.entries):
             self.chain.cut(entry.seq)
+            self.finality.cut(self.entries)
             superseded.append(Superseded(entry.seq))
             if self.version >= REDEAL_VERSION:
                 self._rebuild(entry.seq)  # the game goes on from the cut, not from our head
@@ -362,6 +443,7 @@ class Referee:
             self.rounds.unproven_rounds,
             self.keys,
             proofs=False,
+            bound=self.final_rule,
         )
         audits: list[int] = []
         n = self.players
@@ -371,7 +453,10 @@ class Referee:
                     rounds.depart(entry.seat, entry.seq, entry.hash)
                 elif entry.kind == ABORT:
                     claim = parse_abort(entry.body, n)
-                    rounds.depart(claim.seat, entry.seq, entry.hash, claim.code != TIMEOUT)
+                    if self.final_rule and claim.seat not in rounds.seated:
+                        rounds.disqualify_absent(claim.seat, entry.seq, entry.hash)
+                    else:
+                        rounds.depart(claim.seat, entry.seq, entry.hash, claim.code != TIMEOUT)
                 elif any(isinstance(e, RoundScored) for e in rounds.apply(entry, lambda _: [])):
                     audits.append(entry.seq)
             except Blame:  # a fault found as it came: the abort after it in the chain removed
@@ -400,6 +485,10 @@ class Referee:
         departure = claim.code in (TIMEOUT, RESIGN)
         removed = redeal and not departure
         rounds = self.rounds
+        if self.final_rule and removed and claim.seat not in rounds.seated:
+            self.fault = None  # a seat that had left, proven to cheat: the game goes on
+            rounds.disqualify_absent(claim.seat, seq, self.entries[seq].hash)
+            return [Disqualified(claim, by)]
         if (
             redeal
             and rounds.round is not None
@@ -419,14 +508,21 @@ class Referee:
         events = [Aborted(claim, by)]
         if not (departure or removed):
             return events
-        if scored == self.options.rounds or (scored and left < MIN_PLAYERS):
+        complete = scored == self.options.rounds
+        started = rounds.round is not None  # a seat that never accepted never played
+        early = left < MIN_PLAYERS and (scored > 0 or (self.final_rule and started))
+        if complete or early:
             played = self.rounds.game
+            disqualified = played.disqualified | ({claim.seat} if removed else set())
+            stay = {s for s in self.rounds.seated if s != claim.seat}
+            concede = self.final_rule and not complete  # leaving concedes (RULES.md)
             game = Game(
                 self.players,
                 self.options,
                 played.round_scores[:scored],
                 played.round_seated[:scored],
-                played.disqualified | ({claim.seat} if removed else set()),
+                disqualified,
+                frozenset(range(self.players)) - stay if concede else frozenset(),
             )
             self.rounds.game, self.rounds.over = game, True
             events.append(GameOver(game.totals, game.winners()))
@@ -446,6 +542,8 @@ class Referee:
         smaller wire bytes): it replaces ours, so that racing aborts converge. A resignation is
         the resigner's own entry: a valid abort at its seq replaces it as it would any entry."""
         mine, seq = self.entries[-1], entry.seq
+        if self.final_rule and (late := self._late_proof(entry)):
+            return late
         if (
             entry.kind != ABORT
             or entry.table_id != self.table_id
@@ -453,6 +551,7 @@ class Referee:
             or not 0 < seq <= mine.seq
             or (seq == mine.seq and mine.kind == ABORT and entry.wire >= mine.wire)
             or entry.prev != self.entries[seq - 1].hash
+            or (self.final_rule and seq <= self.finality.final)
             or not entry.verify(self.seats[entry.seat].key)
         ):
             return []
@@ -466,3 +565,10 @@ def _is_timeout(entry: Entry) -> bool:
     """`entry` is an abort that claims a timeout (a departure, when it holds)."""
     body = entry.body
     return entry.kind == ABORT and isinstance(body, dict) and body.get("code") == TIMEOUT
+
+
+def _equivocation(proof: Equivocation) -> Fault:
+    """The fault a checked equivocation proof names."""
+    seq = proof.a.seq
+    detail = f"signed two different entries for seq {seq}"
+    return Fault(proof.a.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})

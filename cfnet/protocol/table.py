@@ -208,8 +208,9 @@ class Table(Referee):
             if now < self.fault_time + fault.posters.index(self.me) * self.timeout:
                 return None
             seq = len(self.entries)
-            if fault.code == EQUIVOCATION and fault.seq:
-                seq = fault.seq  # at the contested seq; a second genesis (seq 0): at the head
+            if fault.code == EQUIVOCATION and fault.seq and not self.at_head:
+                seq = fault.seq  # at the contested seq; a second genesis (seq 0), or a place
+                # every seat built on (version 4): at the head
             entry = local.sign(
                 self.table_id, seq, self.entries[seq - 1].hash, ABORT, fault.abort_body()
             )

@@ -17,7 +17,7 @@ from cfnet.protocol.events import Appended, Event, drain
 from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
-from cfnet.protocol.wire import DEFAULT_TIMEOUT
+from cfnet.protocol.wire import DEFAULT_TIMEOUT, PROTOCOL_VERSION
 from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity
 
@@ -127,13 +127,15 @@ def start_tables(
     bots: Sequence[str] = ("greedy",),
     seats: SeatFactory | None = None,
     timeout: int = DEFAULT_TIMEOUT,
+    version: int = PROTOCOL_VERSION,
 ) -> Network:
-    """A network of `players` simulated peers at one new table (nothing posted yet)."""
+    """A network of `players` simulated peers at one new table of protocol `version`
+    (nothing posted yet)."""
     options = RuleOptions() if options is None else options
     identities = [sim_identity(seed, s) for s in range(players)]
     infos = [SeatInfo(f"bot{s}", identities[s].public) for s in range(players)]
     table_id = derived("cfnet/v1/sim-table", seed, size=16)
-    genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout)
+    genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout, version)
     factory = seats or (lambda identity, seat, entropy: LocalSeat(identity, seat, entropy))
     tables = [
         Table(genesis.wire, factory(identities[s], s, sim_entropy(seed, s))) for s in range(players)
@@ -149,8 +151,9 @@ def play_protocol_game(
     seed: int,
     options: RuleOptions | None = None,
     bots: Sequence[str] = ("greedy",),
+    version: int = PROTOCOL_VERSION,
 ) -> Network:
     """A complete game between `players` honest simulated peers."""
-    network = start_tables(players, seed, options, bots)
+    network = start_tables(players, seed, options, bots, version=version)
     network.run()
     return network

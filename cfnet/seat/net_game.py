@@ -33,10 +33,13 @@ from cfnet.net.watch import Watchers
 from cfnet.protocol.events import (
     Aborted,
     Appended,
+    Disqualified,
     Event,
     FaultFound,
     GameOver,
+    LateProof,
     MoveMade,
+    ProofHeld,
     RoundScored,
     RoundStarted,
     SeatLeft,
@@ -357,6 +360,9 @@ class NetGame:
             elif isinstance(event, SeatReturned):
                 names = [self._who(s) for s in range(self.table.players)]
                 self._emit(Notice(event.describe(names)))
+            elif isinstance(event, ProofHeld | Disqualified | LateProof):  # a proof of cheating
+                names = [self._who(s) for s in range(self.table.players)]  # that rewinds nothing
+                self._emit(Notice(event.describe(names), fault=True))
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameAborted):  # a departure; the result stands
                     why = result_after_departure(self.table.game)
