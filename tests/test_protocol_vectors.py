@@ -92,7 +92,7 @@ def test_vector_file() -> None:
 
 
 def test_regenerated_from_the_seeds(tmp_path: Path) -> None:
-    network = play_protocol_game(2, 1, RuleOptions(rounds=1), ("greedy",))
+    network = play_protocol_game(2, 1, RuleOptions(rounds=1), ("greedy",), version=3)
     path = tmp_path / "game.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == VECTOR.read_bytes()
@@ -111,7 +111,7 @@ def test_sim_derivations_as_written() -> None:
 
 def test_round_r_uses_seed_output_r_minus_1() -> None:
     """Section 5: seat s's round-r seed is output i = r - 1 of its entropy stream."""
-    network = play_protocol_game(2, 3, RuleOptions(rounds=2), ("random",))
+    network = play_protocol_game(2, 3, RuleOptions(rounds=2), ("random",), version=3)
     reveals = [e for e in network.tables[0].entries if e.kind == "reveal"]
     assert sorted((e.body["round"], e.seat) for e in reveals) == [(1, 0), (1, 1), (2, 0), (2, 1)]
     for entry in reveals:
@@ -145,7 +145,7 @@ class ScriptedPlayer:
 def test_the_listed_moves_reproduce_the_vector(tmp_path: Path) -> None:
     moves = _listed_moves()
     assert list(moves) == [1]
-    network = start_tables(2, 1, RuleOptions(rounds=1))
+    network = start_tables(2, 1, RuleOptions(rounds=1), version=3)
     shared = ScriptedPlayer(list(moves[1]))
     network.players = [shared, shared]
     network.run()
@@ -661,7 +661,7 @@ def test_the_redeal_vector_is_what_section_5_says(tmp_path: Path) -> None:
         == hashlib.sha256(bytes([len(label)]) + label + ctx + seed).digest()
     )
     # and the log follows from the seeds and the players' moves
-    network = start_tables(3, 21, RuleOptions(rounds=2))
+    network = start_tables(3, 21, RuleOptions(rounds=2), version=3)
     network.run(
         until=lambda: len(network.tables[0].public.moves if network.tables[0].public else ()) >= 4
     )
@@ -706,7 +706,7 @@ def test_the_removal_vector_is_what_section_5_says(tmp_path: Path) -> None:
     assert verdict.table is not None and verdict.table.game.totals == (53, 67, 57)
     assert verdict.table.game.winners() == (0,)
     # and the log follows from the seeds, the players' moves and seat 1's one false play
-    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2)
+    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2, version=3)
     path = tmp_path / "removal.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == data
