@@ -14,8 +14,8 @@ class Finality:
     """The latches of one chain as entries are placed (`placed`) and cut (`cut`).
 
     `built` is the highest place every seat dealt in has built on (-1: none); `final` the
-    highest final place. Both only grow while the chain grows: a cut never reaches them (only
-    places above `final` may be replaced)."""
+    highest final place. Both only grow while the chain grows (from version 4 a cut never
+    reaches `final`: only places above it may be replaced)."""
 
     def __init__(self, players: int) -> None:
         self.players = players
@@ -39,10 +39,9 @@ class Finality:
         self._built.append(max(self.built, least - 1))
 
     def cut(self, entries: Sequence[Entry]) -> None:
-        """The chain was cut back to `entries` (an abort replaces what followed them)."""
-        seq = len(entries)
-        assert seq > self.final, "a final place is never replaced"
-        del self._built[seq:]
+        """The chain was cut back to `entries` (an abort replaces what followed them; from
+        version 4 never at or below `final`)."""
+        del self._built[len(entries) :]
         self._last = [-1] * self.players
         for entry in entries:
             self._last[entry.seat] = entry.seq

@@ -201,14 +201,14 @@ class Referee:
         a seat for a seq it holds, or the abort that proves it (at the contested seq). From
         version 4, one for a place the game was built on changes nothing (`LateProof`)."""
         seq = entry.seq
+        if self.final_rule and (late := self._late_proof(entry)):
+            return late  # the proof may also come as an abort at the head, after the end
         if (
             entry.table_id != self.table_id
             or entry.seat >= self.players
             or not 0 < seq < len(self.entries)
         ):
             return []
-        if self.final_rule and (late := self._late_proof(entry)):
-            return late
         if entry.kind == ABORT:
             code = entry.body.get("code") if isinstance(entry.body, dict) else None
             if code != EQUIVOCATION:
@@ -254,6 +254,8 @@ class Referee:
         """After the end: a proof of a second entry for a place every seat built on is only
         reported; the result stands (an abort at a place that is not final is judged as
         before: it may settle what honest peers saw differently)."""
+        if entry.seat >= self.players or not entry.verify(self.keys[entry.seat]):
+            return []
         proof = self._proof_in(entry)
         if proof is None or proof.a.seq > self.finality.built:
             return []
