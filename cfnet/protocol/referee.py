@@ -270,7 +270,11 @@ class Referee:
         seat = proof.a.seat
         if seat in self.rounds.returns.removed or self.fault is not None:
             return []  # already removed for cheating, or a fault is being reported already
-        events = self._found(_equivocation(proof), now)
+        others = [s for s in self.rounds.seated if s != seat]
+        due = self.rounds.due()[0] if not self.over and self.aborted is None else None
+        first = others.index(due) if due in others else 0  # the seat due posts it first
+        posters = tuple(others[first:] + others[:first])
+        events = self._found(replace(_equivocation(proof), posters=posters), now)
         self.at_head = True
         return [ProofHeld(e.fault) if isinstance(e, FaultFound) else e for e in events]
 
