@@ -270,13 +270,20 @@ class Referee:
         seat = proof.a.seat
         if seat in self.rounds.returns.removed or self.fault is not None:
             return []  # already removed for cheating, or a fault is being reported already
-        others = [s for s in self.rounds.seated if s != seat]
-        due = self.rounds.due()[0] if not self.over and self.aborted is None else None
-        first = others.index(due) if due in others else 0  # the seat due posts it first
-        posters = tuple(others[first:] + others[:first])
-        events = self._found(replace(_equivocation(proof), posters=posters), now)
+        events = self._found(self._proof_fault(proof), now)
         self.at_head = True
         return [ProofHeld(e.fault) if isinstance(e, FaultFound) else e for e in events]
+
+    def _proof_fault(self, proof: Equivocation) -> Fault:
+        """The fault an equivocation proof this peer holds names (version 4), posted by this
+        peer first (the others may not have the proof: it must not wait for them), else by the
+        seat due first, then in seat order."""
+        seat = proof.a.seat
+        others = [s for s in self.rounds.seated if s != seat]
+        due = self.rounds.due()[0] if not self.over and self.aborted is None else None
+        first = self.me if self.me in others else due
+        start = others.index(first) if first in others else 0
+        return replace(_equivocation(proof), posters=tuple(others[start:] + others[:start]))
 
     def _take(self, entry: Entry, now: float, verified: bool = False) -> list[Event]:
         """Place an entry at or below the next seq; `rejected` notes why a validly signed
@@ -301,13 +308,12 @@ class Referee:
                 if proof is None or proof.a.seq > self.finality.built:  # proof it carries
                     raise PeerProtocolError(f"entry {seq} is final: no abort replaces it", None)
                 return self._proof_at_head(proof, now)  # is taken at the head instead
-            if (
-                seq < length
-                and _is_timeout(self.entries[seq])
-                and _is_timeout(entry)
-                and entry.wire >= self.entries[seq].wire
-            ):
-                return []  # racing claims at one seq: the bytewise smallest stands everywhere
+            there_abort = seq < length and self.entries[seq].kind == ABORT
+            racing = _is_timeout(entry) and seq < length and _is_timeout(self.entries[seq])
+            if (racing or (self.final_rule and there_abort)) and entry.wire >= self.entries[
+                seq
+            ].wire:
+                return []  # racing aborts at one seq: the bytewise smallest stands everywhere
             return self._abort(entry, now)
         if seq < length:
             there = self.entries[seq]
@@ -316,6 +322,8 @@ class Referee:
                 proof = Equivocation(there, entry)
                 if self.final_rule and seq <= self.finality.built:
                     return self._proof_at_head(proof, now)
+                if self.final_rule:
+                    return self._found(self._proof_fault(proof), now)
                 return self._found(_equivocation(proof), now)
             if entry.seat not in self.rounds.seated:
                 raise self._gone(entry)
