@@ -45,8 +45,8 @@ def export_record(timeline: Timeline, log_sha256: str) -> dict[str, Any]:
         for position in timeline.positions[start + 1 :]:
             if position.index == 0:
                 break
-            if position.note:  # a departure or the end noted on the board: not a move
-                continue
+            if position.move is None:
+                continue  # a departure, a return or the abort: a note, not a move
             move, seat = position.move, position.seat
             row: dict[str, Any] = {"seat": seat}
             if isinstance(move, Play):
