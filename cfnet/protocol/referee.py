@@ -492,7 +492,10 @@ class Referee:
         still to score. Otherwise the game ends: with the rounds scored before `seq` as its
         result when every round was scored (only certificates were due), or when fewer than
         MIN_PLAYERS seats are left after at least one round was scored (RULES.md); else with no
-        result. A version 2 table ends at any abort, with a result only after a departure."""
+        result. From version 4 a proof against a seat that had already left only disqualifies
+        it, and fewer than MIN_PLAYERS seats left end the game with a result once the first
+        deal began, every seat that left conceding (ranked below those still seated). A
+        version 2 table ends at any abort, with a result only after a departure."""
         scored = sum(1 for audit in self._audits if audit < seq)
         left = len(self.rounds.seated) - 1
         redeal = self.version >= REDEAL_VERSION
