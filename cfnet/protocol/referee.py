@@ -107,7 +107,7 @@ class Referee:
         self.aborted: Fault | None = None
         self.aborted_by: int | None = None
         self.rejected: dict[int, str] = {}
-        self.at_head = False  # the fault found is a proof for a final place: posted at the head
+        self.proof: Fault | None = None  # a proof for a built-on place, posted by the seat due
         self._held: Entry | None = None
         self.returning = False  # restarted, nothing posted since: see Table.returned
         self.resigning = False  # the local player leaves at its next turn: see Table.resign
@@ -263,16 +263,18 @@ class Referee:
             return []
         return [LateProof(_equivocation(proof))]
 
-    def _proof_at_head(self, proof: Equivocation, now: float) -> list[Event]:
-        """A second entry for a place every seat built on (version 4): nothing is rewound;
-        the proof is posted at the head, in place of the next entry (`at_head`), and removes
-        its signer, or disqualifies it if it has already left."""
+    def _proof_at_head(self, proof: Equivocation) -> list[Event]:
+        """A second entry for a place every seat built on (version 4): nothing is rewound and
+        the game goes on; the proof is held (`proof`, and the event `ProofHeld`, whose two
+        entries the peer passes on so that every seat holds it) until a seat that holds it is
+        due: that seat posts it at the head in place of its own entry, which removes the
+        signer, or disqualifies it if it has already left."""
         seat = proof.a.seat
-        if seat in self.rounds.returns.removed or self.fault is not None:
-            return []  # already removed for cheating, or a fault is being reported already
-        events = self._found(self._proof_fault(proof), now)
-        self.at_head = True
-        return [ProofHeld(e.fault) if isinstance(e, FaultFound) else e for e in events]
+        held = self.proof is not None and self.proof.seat == seat
+        if seat in self.rounds.returns.removed or held or self.finished:
+            return []  # already removed for cheating, or its proof is held already
+        self.proof = _equivocation(proof)
+        return [ProofHeld(self.proof)]
 
     def _proof_fault(self, proof: Equivocation) -> Fault:
         """The fault an equivocation proof this peer holds names (version 4), posted by this
@@ -307,7 +309,7 @@ class Referee:
                 proof = self._proof_in(entry)  # it would replace a final place: never; a
                 if proof is None or proof.a.seq > self.finality.built:  # proof it carries
                     raise PeerProtocolError(f"entry {seq} is final: no abort replaces it", None)
-                return self._proof_at_head(proof, now)  # is taken at the head instead
+                return self._proof_at_head(proof)  # is taken at the head instead
             there_abort = seq < length and self.entries[seq].kind == ABORT
             racing = _is_timeout(entry) and seq < length and _is_timeout(self.entries[seq])
             if (racing or (self.final_rule and there_abort)) and entry.wire >= self.entries[
@@ -321,7 +323,7 @@ class Referee:
             if same_place and len(entry.wire) <= MAX_ORDINARY_ENTRY:
                 proof = Equivocation(there, entry)
                 if self.final_rule and seq <= self.finality.built:
-                    return self._proof_at_head(proof, now)
+                    return self._proof_at_head(proof)
                 if self.final_rule:
                     return self._found(self._proof_fault(proof), now)
                 return self._found(_equivocation(proof), now)
@@ -399,7 +401,6 @@ class Referee:
         """Record the first fault; the abort's posters are the seats not blamed, lowest first."""
         if self.fault is not None or self.aborted is not None:
             return []
-        self.at_head = False
         seated = self.rounds.seated
         posters = fault.posters or tuple(s for s in seated if s != fault.seat)
         self.fault = replace(fault, posters=posters)
@@ -502,6 +503,8 @@ class Referee:
         departure = claim.code in (TIMEOUT, RESIGN)
         removed = redeal and not departure
         rounds = self.rounds
+        if removed and self.proof is not None and self.proof.seat == claim.seat:
+            self.proof = None  # proven, whatever the proof: the one held is not needed
         if self.final_rule and removed and claim.seat not in rounds.seated:
             self.fault = None  # a seat that had left, proven to cheat: the game goes on
             rounds.disqualify_absent(claim.seat, seq, self.entries[seq].hash)

@@ -208,9 +208,8 @@ class Table(Referee):
             if now < self.fault_time + fault.posters.index(self.me) * self.timeout:
                 return None
             seq = len(self.entries)
-            if fault.code == EQUIVOCATION and fault.seq and not self.at_head:
-                seq = fault.seq  # at the contested seq; a second genesis (seq 0), or a place
-                # every seat built on (version 4): at the head
+            if fault.code == EQUIVOCATION and fault.seq:
+                seq = fault.seq  # at the contested seq; a second genesis (seq 0): at the head
             entry = local.sign(
                 self.table_id, seq, self.entries[seq - 1].hash, ABORT, fault.abort_body()
             )
@@ -219,6 +218,12 @@ class Table(Referee):
         due = self.due()
         if due is None or due[0] != self.me:
             return None
+        if self.proof is not None:  # a proof held for a built-on place: in place of our entry
+            proof = local.sign(
+                self.table_id, len(self.entries), self.head, ABORT, self.proof.abort_body()
+            )
+            self._events += self._abort(proof, now)
+            return proof
         try:
             own = (RESIGN, {}) if self.resigning else self.rounds.own(due[1])
         except Blame as error:

@@ -363,6 +363,9 @@ class NetGame:
             elif isinstance(event, ProofHeld | Disqualified | LateProof):  # a proof of cheating
                 names = [self._who(s) for s in range(self.table.players)]  # that rewinds nothing
                 self._emit(Notice(event.describe(names), fault=True))
+                if isinstance(event, ProofHeld):  # every seat must hold it: the seat due posts it
+                    for wire in event.fault.evidence["entries"]:
+                        self.mesh.post(wire)
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameAborted):  # a departure; the result stands
                     why = result_after_departure(self.table.game)
