@@ -310,11 +310,11 @@ class Referee:
                 if proof is None or proof.a.seq > self.finality.built:  # proof it carries
                     raise PeerProtocolError(f"entry {seq} is final: no abort replaces it", None)
                 return self._proof_at_head(proof)  # is taken at the head instead
-            there_abort = seq < length and self.entries[seq].kind == ABORT
-            racing = _is_timeout(entry) and seq < length and _is_timeout(self.entries[seq])
-            if (racing or (self.final_rule and there_abort)) and entry.wire >= self.entries[
-                seq
-            ].wire:
+            racing = seq < length and (
+                (_is_timeout(entry) and _is_timeout(self.entries[seq]))
+                or (self.final_rule and _same_proof(entry, self.entries[seq]))
+            )
+            if racing and entry.wire >= self.entries[seq].wire:
                 return []  # racing aborts at one seq: the bytewise smallest stands everywhere
             return self._abort(entry, now)
         if seq < length:
@@ -592,3 +592,13 @@ def _equivocation(proof: Equivocation) -> Fault:
     seq = proof.a.seq
     detail = f"signed two different entries for seq {seq}"
     return Fault(proof.a.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})
+
+
+def _same_proof(a: Entry, b: Entry) -> bool:
+    """`a` and `b` are `equivocation` aborts naming one seat: racing reports of one proof."""
+    bodies = a.body, b.body
+    return (
+        a.kind == b.kind == ABORT
+        and all(isinstance(body, dict) and body.get("code") == EQUIVOCATION for body in bodies)
+        and a.body.get("blamed") == b.body.get("blamed")
+    )
