@@ -211,6 +211,10 @@ def test_hosting_from_the_browser_the_lobby_and_a_round(tmp_path: Path) -> None:
             ("", r"^Join code \[none\]: $"),
         ):
             await person.sees(question, f"the question {question}")
+            if question.startswith(r"^Rules"):  # what start_trains' N is, with the seats given
+                note = "start_trains=N..8, the trains the centre needs before other plays, where"
+                words = " ".join(person.text().split())
+                assert f"{note} N is the number of players (4 here)" in words, words
             await person.type(answer)
         await person.sees(r"^Computer players, 0 to 3 \[0\]: $", "the last question")
         await person.type("1")
