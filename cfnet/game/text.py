@@ -104,7 +104,8 @@ def result_after_departure(game: Game) -> str:
     if game.is_over:
         return "the result of the audited rounds stands"
     scored = count(len(game.round_scores), "round")
-    return f"fewer than 2 players are left, so the game ends with the {scored} scored"
+    ends = f"fewer than 2 players are left, so the game ends with the {scored} scored"
+    return f"{ends}, and a player who left concedes" if game.conceded else ends
 
 
 def goes_on_text(

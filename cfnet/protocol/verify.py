@@ -18,9 +18,11 @@ from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
 from cfnet.protocol.events import (
     Aborted,
+    Disqualified,
     Event,
     FaultFound,
     GameOver,
+    LateProof,
     RoundScored,
     SeatLeft,
     SeatReturned,
@@ -62,6 +64,7 @@ class Verdict:
     note: str = ""  # a departure that left the result standing, in a valid finished game
     departures: list[str] = field(default_factory=list)  # "departure: ..." or "return: ..."
     removed: list[int] = field(default_factory=list)  # proven to cheat; the game went on
+    late: list[str] = field(default_factory=list)  # proofs after the end: the result stands
 
     @property
     def valid(self) -> bool:
@@ -127,7 +130,10 @@ class Judge:
             else:
                 self._refused(entry, error.reason)
             return
-        self._events(entry, drain(table.next_event))
+        events = drain(table.next_event)
+        self._events(entry, events)
+        if any(isinstance(event, LateProof) for event in events):
+            return  # reported; the game's result stands
         if table.entries[-1].wire != entry.wire and self.judging:
             if ended:
                 self._after_end(entry)
@@ -152,6 +158,14 @@ class Judge:
                 self.verdict.departures.append(line)
                 if isinstance(event, SeatLeft) and event.fault.code not in (RESIGN, TIMEOUT):
                     self._removed(event.fault.seat)
+            elif isinstance(event, Disqualified):
+                names = [self._who(seat) for seat in range(self.table.players)]
+                line = f"departure: entry {entry.seq}: {event.describe(names)}"
+                self.verdict.departures.append(line)
+                self._removed(event.fault.seat)
+            elif isinstance(event, LateProof):
+                names = [self._who(seat) for seat in range(self.table.players)]
+                self.verdict.late.append(f"entry {entry.seq}: {event.describe(names)}")
             elif isinstance(event, GameOver) and self.verdict.abort is not None:
                 self._result_stands()
 

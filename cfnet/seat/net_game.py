@@ -33,10 +33,13 @@ from cfnet.net.watch import Watchers
 from cfnet.protocol.events import (
     Aborted,
     Appended,
+    Disqualified,
     Event,
     FaultFound,
     GameOver,
+    LateProof,
     MoveMade,
+    ProofHeld,
     RoundScored,
     RoundStarted,
     SeatLeft,
@@ -392,6 +395,11 @@ class NetGame:
                 if event.seat == self.table.me:
                     self._rejoin = False  # back: should it leave again, that is for good
                 self._emit(Notice(event.describe(self._whos())))
+            elif isinstance(event, ProofHeld | Disqualified | LateProof):  # a proof of cheating
+                self._emit(Notice(event.describe(self._whos()), fault=True))  # rewinds nothing
+                if isinstance(event, ProofHeld):  # every seat must hold it: the seat due posts it
+                    for wire in event.fault.evidence["entries"]:
+                        self.mesh.post(wire)
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameLeft):  # a departure; the result stands
                     why = result_after_departure(self.table.game)

@@ -82,6 +82,7 @@ def verify_report(verdict: Verdict) -> list[str]:
         game = table.game
         seats = [named(s) for s in range(len(names))]
         lines.append(f"game over: {winner_text(game.winners(), game.totals, seats)}")
+        lines += [f"{seats[s]} conceded: left a game ended early" for s in sorted(game.conceded)]
         lines += [f"{seats[s]} is disqualified: removed for cheating" for s in verdict.removed]
     if verdict.finished and not verdict.ok and verdict.blamed is None:
         lines.append(f"the game is complete and valid, but {verdict.problem}")
@@ -89,6 +90,7 @@ def verify_report(verdict: Verdict) -> list[str]:
         lines.append(verdict_line(verdict))
     if verdict.note:
         lines.append(f"note: {verdict.note}")
+    lines += [f"note: {late}" for late in verdict.late]
     if not verdict.ok:
         lines += _fault_lines(verdict, named)
     if verdict.after:

@@ -94,6 +94,7 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "rounds": rounds,
         "totals": [] if table is None else list(table.game.totals),
         "winners": list(table.game.winners()) if table is not None and verdict.finished else [],
+        "conceded": [] if table is None else sorted(table.game.conceded),
         "blamed": verdict.blamed,
         "problem": verdict.problem or None,
         "claim": fault(verdict.claim, verdict.claimed_by),
@@ -103,4 +104,5 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "note": verdict.note or None,
         "departures": verdict.departures,
         "removed": verdict.removed,
+        "late_proofs": verdict.late,
     }
