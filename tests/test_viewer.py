@@ -11,9 +11,9 @@ import pytest
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from cfnet.game.moves import Draw, Play
 from cfnet.cli.commands.replay import start_position
 from cfnet.cli.main import main
+from cfnet.game.moves import Draw, Play
 from cfnet.review.timeline import Timeline, read_timeline
 from cfnet.ui.move_input import sorted_hand
 from cfnet.ui.viewer import Viewer
