@@ -1,23 +1,87 @@
 """Cheating seats for the zoo: a LocalSeat wrapper that rewrites the seat's own outgoing entries
-before signing them with its own key, and network tampers that change what is delivered."""
+before signing them with its own key, and network tampers that change what is delivered; and
+honest seats that record every secret they ever gave away (`Recording`), to count the tiles of
+their hands that the other seats could open before they were played (`exposed`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cfnet.deck.sra import SeatSecrets
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import Event, FaultFound, SeatLeft
 from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.schedule import Step
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
 from cfnet.protocol.verify import Verdict, verify_entries
-from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
+from cfnet.protocol.wire import PROTOCOL_VERSION, RESIGN, TIMEOUT, Fault, unpack
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import Entry, sign_entry
 from cfnet.record.identity import Identity
 
 Rewrite = Callable[["Cheater", str, dict[str, Any]], tuple[str, dict[str, Any]] | None]
+
+
+class Recording(LocalSeat):
+    """An honest seat that records every position key it released (in any entry it signed,
+    on any chain) and every key a seed it revealed gives: what the others may hold."""
+
+    def __init__(self, identity: Identity, seat: int, entropy: Callable[[int], bytes]) -> None:
+        super().__init__(identity, seat, entropy)
+        self.given: set[bytes] = set()
+        self._tags: dict[bytes, int] = {}  # each secret seed used -> the round tag it was for
+
+    def seed(self, round_number: int) -> bytes:
+        seed = super().seed(round_number)
+        self._tags[seed] = round_number
+        return seed
+
+    def deal_seed(self, table_id: bytes, tag: int, after: bytes) -> bytes:
+        seed = super().deal_seed(table_id, tag, after)
+        self._tags[seed] = tag
+        return seed
+
+    def sign(
+        self, table_id: bytes, seq: int, prev: bytes, kind: str, body: dict[str, Any]
+    ) -> Entry:
+        if kind == "deal":
+            self.given.update(unpack(body["keys"]))
+        elif kind in ("yard_key", "play"):
+            self.given.add(body["key"])
+        elif kind == "reveal":
+            seed = body["seed"]
+            secrets = SeatSecrets.derive(seed, table_id, self._tags[seed], self.seat)
+            self.given.update(secrets.position_keys)
+        return super().sign(table_id, seq, prev, kind, body)
+
+
+def exposed(table: Table) -> int:
+    """How many unplayed tiles of `table`'s local hand (dealt or drawn) the other seats could
+    open now: every other seat's key for them is public once dealt, so a tile is open to them
+    as soon as the local seat's own key for its position was given away anywhere."""
+    local, seat = table.local, table.rounds.seat
+    playing = table.step is Step.TURNS and not table.finished  # the reveal opens what is left
+    if not isinstance(local, Recording) or seat is None or table.departed or not playing:
+        return 0
+    checks = seat.checks
+    positions = {*checks.dealt_positions(seat.me), *seat.mine} - checks.played
+    own = seat.secrets.position_keys
+    return sum(1 for p in positions if own[p] in local.given)
+
+
+def track_exposure(network: Network, honest: Sequence[int]) -> dict[int, int]:
+    """Watch `network` from now on: the most tiles of each honest seat's hand that were ever
+    open to the others at once (the dict fills in as the network runs)."""
+    worst = dict.fromkeys(honest, 0)
+
+    def watch(net: Network) -> None:
+        for seat in honest:
+            worst[seat] = max(worst[seat], exposed(net.tables[seat]))
+
+    network.watch = watch
+    return worst
 
 
 class Cheater(LocalSeat):
@@ -65,15 +129,17 @@ def run(
     rounds: int = 1,
     bots: Sequence[str] = ("greedy",),
     times: int = 1,
+    version: int = PROTOCOL_VERSION,
 ) -> tuple[Network, Cheater | None]:
     """A game in which seat `cheat` rewrites its entries and/or tampers with deliveries."""
 
     def factory(identity: Identity, seat: int, entropy: Callable[[int], bytes]) -> LocalSeat:
         if seat == cheat and rewrite is not None:
             return Cheater(identity, seat, entropy, rewrite, times)
-        return LocalSeat(identity, seat, entropy)
+        return Recording(identity, seat, entropy)
 
-    network = start_tables(players, seed, RuleOptions(rounds=rounds), bots, factory, timeout=60)
+    options = RuleOptions(rounds=rounds)
+    network = start_tables(players, seed, options, bots, factory, timeout=60, version=version)
     cheater = network.tables[cheat].local
     if isinstance(cheater, Cheater):
         cheater.table = network.tables[cheat]

@@ -126,7 +126,7 @@ def test_pass_while_holding_a_legal_tile() -> None:
             return None
         return "pass", {"round": body["round"]}
 
-    network, cheater = run(2, 3, 0, rewrite)
+    network, cheater = run(2, 5, 0, rewrite)
     assert cheater is not None and cheater.cheated_at is not None
     assert assert_caught(network, 0, BAD_ENTRY) == cheater.cheated_at
     assert "cannot pass" in network.tables[1].aborted.detail  # type: ignore[union-attr]
@@ -139,7 +139,7 @@ def test_drawn_tile_that_fits_not_played() -> None:
             return None
         return "pass", {"round": body["round"]}
 
-    network, cheater = run(2, 2, 1, rewrite)
+    network, cheater = run(2, 1, 1, rewrite)
     assert cheater is not None and cheater.cheated_at is not None
     assert assert_caught(network, 1, BAD_ENTRY) == cheater.cheated_at
     assert "must play it" in network.tables[0].aborted.detail  # type: ignore[union-attr]

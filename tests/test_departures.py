@@ -268,8 +268,24 @@ def test_two_seats_one_stalls_and_the_others_claim_ends_the_game_with_the_rounds
     assert verdict.ok and "claims seat 1 (bot1)" in verdict.note and len(verdict.rounds) == 1
 
 
-def test_two_seats_with_no_round_scored_a_departure_leaves_no_result() -> None:
+def test_two_seats_with_no_round_scored_the_leaver_concedes() -> None:
+    """Leaving concedes (RULES.md): seat 0 resigns in round 1, before any round is scored;
+    the game ends with a result, and seat 1, still seated, wins it; `verify` agrees."""
     network = _two_seats()
+    _in_round(network, 1)
+    network.tables[0].resign()
+    network.run()
+    for table, events in zip(network.tables, network.events, strict=True):
+        assert table.finished and table.over and table.game.round_scores == []
+        assert table.game.conceded == {0} and table.game.winners() == (1,)
+        (over,) = [e for e in events if isinstance(e, GameOver)]
+        assert over.winners == (1,)
+    verdict = verify_entries(network.tables[0].entries)
+    assert verdict.ok and verdict.finished and "concedes" in verdict.note, verdict.note
+
+
+def test_in_a_version_3_table_two_seats_with_no_round_scored_end_without_a_result() -> None:
+    network = start_tables(2, 31, RuleOptions(rounds=3), timeout=60, version=3)
     _in_round(network, 1)
     network.tables[0].resign()
     network.run()
@@ -349,12 +365,9 @@ def test_a_version_2_log_still_verifies(capsys: pytest.CaptureFixture[str]) -> N
     assert "valid: a complete game" in capsys.readouterr().out
 
 
-def test_in_a_version_2_table_a_departure_still_ends_the_game(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_in_a_version_2_table_a_departure_still_ends_the_game() -> None:
     """A table made by the cfnet before re-deals keeps its rules when resumed or verified."""
-    monkeypatch.setattr("cfnet.protocol.genesis.PROTOCOL_VERSION", 2)
-    network = _table()
+    network = start_tables(3, 21, RuleOptions(rounds=2), timeout=60, version=2)
     assert network.tables[0].version == 2
     _in_turns(network)
     due = network.tables[0].due()
@@ -375,9 +388,9 @@ def test_a_table_of_an_unknown_version_is_named_so() -> None:
     genesis = network.tables[0].entries[0]
     local = network.tables[0].local
     assert local is not None
-    body = {**genesis.body, "version": 4}
+    body = {**genesis.body, "version": 5}
     forged = sign_entry(local.identity, genesis.table_id, 0, GENESIS_PREV, 0, "table", body)
-    with pytest.raises(PeerProtocolError, match="protocol version 4; this cfnet knows"):
+    with pytest.raises(PeerProtocolError, match="protocol version 5; this cfnet knows"):
         parse_genesis(forged.wire)
 
 
@@ -563,7 +576,8 @@ def _seat_1_cheats(
 def test_a_false_pass_in_a_deal_abandoned_by_another_seat_is_still_caught() -> None:
     """Seat 1 passes although the tile it just drew fits; before the round's audit another
     seat resigns. The deal is abandoned, but the seats left reveal it first: their passes are
-    replayed on their own hands, and every peer and `verify` blame seat 1 for that pass."""
+    replayed on their own hands, and every peer and `verify` name seat 1 for that pass: it is
+    removed, and seat 0, the one still seated, wins (seat 2 left: it concedes)."""
 
     network, cheater = _seat_1_cheats(3, 1, _pass_on_a_fitting_draw)
     network.run(until=lambda: cheater.cheated_at is not None)
@@ -577,7 +591,11 @@ def test_a_false_pass_in_a_deal_abandoned_by_another_seat_is_still_caught() -> N
         assert table.aborted.detail.startswith("passed holding ")
     assert len({tuple(e.wire for e in t.entries) for t in network.tables}) == 1
     verdict = verify_entries(network.tables[0].entries)
-    assert verdict.blamed == 1 and verdict.seq == cheater.cheated_at
+    assert verdict.ok and verdict.removed == [1], verdict.problem
+    assert f"entry {cheater.cheated_at}" in verdict.note, verdict.note
+    for table in network.tables:
+        assert table.over and table.game.winners() == (0,)
+        assert table.game.disqualified == {1} and table.game.conceded == {2}
 
 
 def test_the_seats_left_reveal_the_abandoned_deal_before_it_is_dealt_again() -> None:
@@ -659,9 +677,9 @@ def test_a_cheat_found_by_the_audit_of_an_abandoned_deal_removes_its_author_too(
     abandoned and revealed by the 3 left; its audit proves seat 1's false pass: seat 1 is
     removed in turn, and seats 0 and 2 deal the round again and finish the game."""
 
-    network, cheater = _seat_1_cheats(4, 3, _pass_on_a_fitting_draw)
+    network, cheater = _seat_1_cheats(4, 7, _pass_on_a_fitting_draw)
     network.run(until=lambda: cheater.cheated_at is not None or network.tables[0].over)
-    assert cheater.cheated_at is not None  # seed 3: seat 1 draws a fitting tile in round 1
+    assert cheater.cheated_at is not None  # seed 7: seat 1 draws a fitting tile in round 1
     network.tables[3].resign()
     network.run()
     stayers = [network.tables[0], network.tables[2]]

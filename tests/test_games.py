@@ -142,10 +142,23 @@ def test_an_ambiguous_or_unknown_name_says_so_in_one_line(
     )
 
 
-def test_a_game_a_player_resigned_is_listed_as_ended_by_them(
+def test_a_game_a_player_resigned_before_a_round_was_scored_is_won_by_the_other(
+    tmp_path: Path,
+) -> None:
+    """Leaving concedes (version 4): the seat still seated wins, with no round scored."""
+    network = start_tables(2, 9, RuleOptions(rounds=1))
+    network.run(until=lambda: network.tables[0].public is not None)
+    network.tables[1].resign()
+    network.run()
+    save(tmp_path, "left", list(network.tables[0].entries), 1, 1_764_500_000.0)
+    (saved,) = saved_games(tmp_path)
+    assert saved.finished and saved.result() == "won by bot0, 0 points (bot1 resigned)"
+
+
+def test_a_version_3_game_a_player_resigned_is_listed_as_ended_by_them(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    network = start_tables(2, 9, RuleOptions(rounds=1))
+    network = start_tables(2, 9, RuleOptions(rounds=1), version=3)
     network.run(until=lambda: network.tables[0].public is not None)
     network.tables[1].resign()
     network.run()

@@ -36,7 +36,7 @@ from cfnet.record.entry import Entry, decode_entry
 from cfnet.record.identity import Identity
 from cfnet.record.logfile import read_log
 from cfnet.seat.net_game import NetGame
-from cfnet.seat.session import GameAborted
+from cfnet.seat.session import GameLeft
 
 TIMEOUT = 6  # the table's timeout: also how long a resumed, finished peer lingers
 
@@ -156,7 +156,9 @@ def crash_image_when_aborting(game: NetGame, home: Path, image: Path, sent: list
 async def _equivocation_game(
     tmp: Path,
 ) -> tuple[list[NetGame], list[int], list[bytes], list[bytes]]:
-    seats = [Seat(tmp / f"h{i}") for i in range(2)]  # removing the cheater ends the game
+    seats = [
+        Seat(tmp / f"h{i}") for i in range(2)
+    ]  # removing the cheater ends the game: seat 0 wins
     games = await seat_in_order(seats[0], seats[1:])
     twins: list[bytes] = []
     sent: list[bytes] = []
@@ -169,7 +171,7 @@ async def _equivocation_game(
 
 def test_an_abort_that_supersedes_entries_is_stored_before_it_is_sent(tmp_path: Path) -> None:
     games, codes, twins, sent = asyncio.run(_equivocation_game(tmp_path))
-    assert codes == [3, 3]
+    assert codes == [0, 0]  # the cheater removed, the seat still seated wins (leaving concedes)
     logs = [game.log_path.read_bytes() for game in games]
     assert logs[0] == logs[1]
     final = read_log(games[0].log_path)
@@ -188,7 +190,7 @@ def test_an_abort_that_supersedes_entries_is_stored_before_it_is_sent(tmp_path: 
     # A crash right after sending, then `cfnet resume` (the seat stays a computer player).
     image = Peer(tmp_path / "image", ["resume", "--interface", LOOPBACK])
     image.start()
-    assert image.wait(30) == 3, image.output()
+    assert image.wait(30) == 0, image.output()  # the game's result, as before the crash
     assert image.log_path().read_bytes() == logs[0]
     assert "resuming table 'durability'" in image.output()
 
@@ -226,7 +228,8 @@ def test_a_cheating_client_is_removed_and_the_others_finish_over_real_links(
     cheater = games[1].table
     assert cheater.removed and not cheater.finished
     result = games[1].result
-    assert isinstance(result, GameAborted) and result.reason.startswith(
+    assert isinstance(result, GameLeft) and result.comeback is None  # it never comes back
+    assert result.reason.startswith(
         "you were removed from the game: seat 1 (p1) is removed and disqualified"
     )
     verdict = cfnet_verify(honest[0].log_path)

@@ -32,6 +32,8 @@ from cfnet.game.moves import (
 from cfnet.game.round import PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import ALL_TILES, Tile
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, play_protocol_game, sim_identity, start_tables
 from cfnet.protocol.verify import Verdict, verify_entries
 from cfnet.record.codec import encode_canonical
@@ -92,7 +94,7 @@ def test_vector_file() -> None:
 
 
 def test_regenerated_from_the_seeds(tmp_path: Path) -> None:
-    network = play_protocol_game(2, 1, RuleOptions(rounds=1), ("greedy",))
+    network = play_protocol_game(2, 1, RuleOptions(rounds=1), ("greedy",), version=3)
     path = tmp_path / "game.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == VECTOR.read_bytes()
@@ -111,7 +113,7 @@ def test_sim_derivations_as_written() -> None:
 
 def test_round_r_uses_seed_output_r_minus_1() -> None:
     """Section 5: seat s's round-r seed is output i = r - 1 of its entropy stream."""
-    network = play_protocol_game(2, 3, RuleOptions(rounds=2), ("random",))
+    network = play_protocol_game(2, 3, RuleOptions(rounds=2), ("random",), version=3)
     reveals = [e for e in network.tables[0].entries if e.kind == "reveal"]
     assert sorted((e.body["round"], e.seat) for e in reveals) == [(1, 0), (1, 1), (2, 0), (2, 1)]
     for entry in reveals:
@@ -145,7 +147,7 @@ class ScriptedPlayer:
 def test_the_listed_moves_reproduce_the_vector(tmp_path: Path) -> None:
     moves = _listed_moves()
     assert list(moves) == [1]
-    network = start_tables(2, 1, RuleOptions(rounds=1))
+    network = start_tables(2, 1, RuleOptions(rounds=1), version=3)
     shared = ScriptedPlayer(list(moves[1]))
     network.players = [shared, shared]
     network.run()
@@ -661,7 +663,7 @@ def test_the_redeal_vector_is_what_section_5_says(tmp_path: Path) -> None:
         == hashlib.sha256(bytes([len(label)]) + label + ctx + seed).digest()
     )
     # and the log follows from the seeds and the players' moves
-    network = start_tables(3, 21, RuleOptions(rounds=2))
+    network = start_tables(3, 21, RuleOptions(rounds=2), version=3)
     network.run(
         until=lambda: len(network.tables[0].public.moves if network.tables[0].public else ()) >= 4
     )
@@ -706,7 +708,7 @@ def test_the_removal_vector_is_what_section_5_says(tmp_path: Path) -> None:
     assert verdict.table is not None and verdict.table.game.totals == (53, 67, 57)
     assert verdict.table.game.winners() == (0,)
     # and the log follows from the seeds, the players' moves and seat 1's one false play
-    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2)
+    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2, version=3)
     path = tmp_path / "removal.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == data
@@ -721,3 +723,40 @@ def test_the_return_request_vector() -> None:
     assert len(request.wire) == 133
     written = re.search(r"^ +return hash +([0-9a-f]{64})$", SPEC, re.M)
     assert written is not None and request.hash.hex() == written[1]
+
+
+def _version_4_text() -> str:
+    """4.9 of protocol.md, its lines joined."""
+    text = (ROOT / "protocol.md").read_text()
+    start = text.index("### 4.9 Version 4")
+    return " ".join(text[start : text.index("## 5. Table test vectors")].split())
+
+
+def test_the_deal_seed_vector() -> None:
+    """4.9, "Secrets bound to the chain": seat 0's deal seed for round 1 of the first vector,
+    had it been a version-4 table."""
+    entries = read_log(VECTOR)
+    stored = _shake("cfnet/v1/sim-entropy", 1, 0, 0, size=32)
+    seat = LocalSeat(sim_identity(1, 0), 0, lambda n: stored)
+    seed = seat.deal_seed(entries[0].table_id, 1, entries[1].hash)
+    text = _version_4_text()
+    for value in (stored, entries[1].hash, seed):
+        assert value.hex() in text
+    assert seed != seat.deal_seed(entries[0].table_id, 1, entries[2].hash)  # another chain
+
+
+def test_the_early_end_vector() -> None:
+    """4.9, "Leaving concedes": the leader of a 2-seat game resigns; the other seat wins."""
+    network = start_tables(2, 3, RuleOptions(rounds=3), timeout=60)
+    host = network.tables[0]
+    network.run(
+        until=lambda: host.round is not None and host.round.number == 2 and host.step is Step.TURNS
+    )
+    network.tables[0].resign()
+    network.run()
+    assert host.game.round_scores == [(0, 9)] and host.game.winners() == (1,)
+    assert host.game.conceded == {0} and len(host.entries) == 89
+    assert host.entries[88].kind == "resign" and host.entries[88].seat == 0
+    assert host.head.hex() in _version_4_text()
+    verdict = verify_entries(host.entries)
+    assert verdict.ok and verdict.finished and "a player who left concedes" in verdict.note

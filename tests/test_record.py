@@ -128,8 +128,9 @@ def test_a_round_cut_short_keeps_its_secrets(tmp_path: Path) -> None:
     assert not cut["revealed"] and cut["moves"]
     assert cut["dealt"] is None and cut["yard"] is None and cut["left"] is None
     assert all(m["tile"] is None for m in cut["moves"] if m["type"] == "draw")
-    assert not record["valid"] and not record["finished"] and record["winners"] == []
-    assert "seat 1" in record["problem"]
+    # version 4: the cheater is removed, and the seat still seated wins the game cut short
+    assert record["valid"] and record["finished"] and record["winners"] == [0]
+    assert record["disqualified"] == [1] and record["problem"] is None
     assert list(check_record(record)) == []
 
 

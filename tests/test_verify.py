@@ -60,9 +60,9 @@ def test_json_of_a_valid_game(capsys: pytest.CaptureFixture[str]) -> None:
 def test_a_cheater_alone_with_one_honest_seat_is_to_blame_and_the_game_invalid(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """2 seats, round 1: removing the cheater leaves one player and no round scored, so the
-    game ends without a result (RULES.md), and the cheater is to blame."""
-    network, cheater = run(2, 6, 1, plays_the_next_tile)
+    """Version 3, 2 seats, round 1: removing the cheater leaves one player and no round scored,
+    so the game ends without a result, and the cheater is to blame."""
+    network, cheater = run(2, 6, 1, plays_the_next_tile, version=3)
     assert cheater is not None and cheater.cheated_at is not None
     path = tmp_path / "cheat.cfnlog"
     write_log(path, network.tables[0].entries)
@@ -74,6 +74,24 @@ def test_a_cheater_alone_with_one_honest_seat_is_to_blame_and_the_game_invalid(
     code, verdict = verify_json(path, capsys)
     assert code == 1 and verdict["valid"] is False and verdict["blamed"] == 1
     assert verdict["finished"] is False and verdict["winners"] == []
+
+
+def test_a_cheater_alone_with_one_honest_seat_is_removed_and_the_other_wins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2 seats, round 1: the cheater is removed and disqualified; one player is left, so the
+    game ends with no round scored, and the player still seated wins it (RULES.md)."""
+    network, cheater = run(2, 6, 1, plays_the_next_tile)
+    assert cheater is not None and cheater.cheated_at is not None
+    path = tmp_path / "cheat.cfnlog"
+    write_log(path, network.tables[0].entries)
+    assert main(["verify", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "game over: seat 0 (bot0) wins" in out, out
+    assert "seat 1 (bot1) is disqualified: removed for cheating" in out
+    code, verdict = verify_json(path, capsys)
+    assert code == 0 and verdict["valid"] and verdict["finished"] and verdict["winners"] == [0]
+    assert verdict["removed"] == [1] and verdict["blamed"] is None
 
 
 def test_a_cheater_among_three_is_removed_and_disqualified_and_the_game_goes_on(

@@ -29,12 +29,13 @@ from prompt_toolkit.output import Output
 
 from cfnet.cli.main import invocation
 from cfnet.cli.options import seconds_type
-from cfnet.disk.store import load_identity, prepare_home, table_dir
+from cfnet.disk.store import IDENTITY_FILE, load_identity, prepare_home, table_dir
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import make_bot
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import (
     points,
+    rounds_text,
     score_lines,
 )
 from cfnet.net.lobby import LobbyEvent
@@ -49,7 +50,7 @@ from cfnet.seat.host import Hosting
 from cfnet.seat.net_game import NetGame, same_end_exits
 from cfnet.seat.process import drain
 from cfnet.seat.seating import urandom
-from cfnet.seat.session import GameAborted, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, SessionEvent
 from cfnet.seat.signals import catch
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.lines import PlainLines
@@ -95,7 +96,11 @@ class Demo:
         self.options = options
         self.home = home
         self.children = Children()
-        self.name = f"demo-{secrets.token_hex(3)}"
+        # A seeded demo plays the same game again: its name (in the table entry) is seeded too.
+        suffix = secrets.token_hex(3) if args.seed is None else derived(
+            "cfnet/v1/demo-name", args.seed, size=3
+        ).hex()
+        self.name = f"demo-{suffix}"
         self.out = sys.stdout
         self.game: NetGame | None = None
         self._joined = asyncio.Event()
@@ -110,6 +115,9 @@ class Demo:
         main = asyncio.current_task()
         assert main is not None
         catch([signal.SIGTERM], lambda _signum: self._terminate(main))
+        if self.args.seed is not None:  # a deal's secrets follow the chain, its keys included
+            for seat, home in enumerate([self.home, *self._bot_homes()]):
+                _seeded_identity(home, derived("cfnet/v1/demo-identity", self.args.seed, seat))
         identity = load_identity(self.home)
         me = "you" if self.args.human else "demo"
         entropy = urandom if self.args.seed is None else partial(sim_entropy, self.args.seed)
@@ -174,13 +182,12 @@ class Demo:
         """Start the computer players one by one, each once the one before has sat down (so
         each name gets the same seat every time). Each finds the table by mDNS; with --seed,
         its secrets derive from the seed (cfnet.cli.demo_bot)."""
-        for seat in range(1, self.args.players):
-            name = BOT_NAMES[seat - 1]
+        for name, home in zip(BOT_NAMES, self._bot_homes(), strict=False):
             self._joined.clear()
             hosting.start_bot(
                 BotConfig(
                     name,
-                    self.home / "bots" / name,
+                    home,
                     table=self.name,
                     wait=BOT_FIND_WAIT,
                     interface=LOOPBACK,
@@ -192,6 +199,10 @@ class Demo:
                 f"cfnet bot {self.name}, finds it by mDNS"
             )
             await self._joined.wait()
+
+    def _bot_homes(self) -> list[Path]:
+        """The state directory of each computer player, seat 1 on."""
+        return [self.home / "bots" / name for name in BOT_NAMES[: self.args.players - 1]]
 
     def _roster(self, game: NetGame) -> None:
         self.say("every seat is taken; each seat signs with its own key:")
@@ -278,13 +289,15 @@ class Demo:
         names = game.names
         self.say("")
         if isinstance(result, GameOver):
+            if game.resigned:  # leaving concedes (RULES.md)
+                self.say("you resigned: you concede, and the game ended there for every seat")
             played = len(game.game.round_scores)
-            self.say(f"game over after {played} round{'s' if played > 1 else ''}:")
+            self.say(f"game over after {rounds_text(played)}:")
             for row in score_lines(game.game, names):
                 self.say(f"  {row}")
             who = " and ".join(names[s] for s in result.winners)
             self.say(f"winner: {who} with {points(result.totals[result.winners[0]])}")
-        elif isinstance(result, GameAborted) and game.resigned:
+        elif isinstance(result, GameAborted | GameLeft) and game.resigned:
             self.say("you resigned: the game ended there for every seat")
         elif isinstance(result, GameAborted):
             self.say(f"the game was aborted: {result.reason}")
@@ -424,3 +437,13 @@ def run(args: argparse.Namespace) -> int:
             shutil.rmtree(home, ignore_errors=True)
         elif keep and temporary:
             print(f"cfnet demo: every seat's state and output is kept in {home}", file=sys.stderr)
+
+
+def _seeded_identity(home: Path, seed: bytes) -> None:
+    """Give `home` the identity key with this private seed (a seeded demo only: the seed is
+    public, so are these keys), unless it has one already."""
+    path = home / IDENTITY_FILE
+    if not path.exists():
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path.write_bytes(seed)
+        path.chmod(0o600)

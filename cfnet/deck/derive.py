@@ -32,6 +32,7 @@ REKEY_STATEMENT = "cfnet/v1/rekey-statement"
 REKEY_WEIGHT = "cfnet/v1/rekey-weight"
 REKEY_CHALLENGE = "cfnet/v1/rekey-challenge"
 REKEY_NONCE = "cfnet/v1/rekey-nonce"
+DEAL_SEED = "cfnet/v1/deal-seed"
 
 TABLE_ID_BYTES = 16
 SEED_BYTES = 32

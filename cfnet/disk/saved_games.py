@@ -41,7 +41,9 @@ class SavedGame:
     last; `aborted` is (blamed seat, code) when the log ends with an abort, (seat, RESIGN) when
     it ends with a resignation; `stands`: that departure left a result standing (protocol.md
     4.6), and `rounds` and `totals` are then that result's; `disqualified`: the seats removed
-    for cheating; `unreadable` says why the log could not be read to its end ('' if it could)."""
+    for cheating; `conceded`: the seats that left a game that then ended because fewer than 2
+    were left (version 4: ranked below those still seated); `unreadable` says why the log could
+    not be read to its end ('' if it could)."""
 
     meta: TableMeta
     log: Path
@@ -53,6 +55,7 @@ class SavedGame:
     unreadable: str = ""
     stands: bool = False
     disqualified: tuple[int, ...] = ()
+    conceded: tuple[int, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -87,7 +90,10 @@ class SavedGame:
                 return f"{'ended' if code == RESIGN else 'aborted'}: {notes[-1]}"
         if not self.finished or not self.totals:
             return "unfinished"
-        ranked = [s for s in range(len(self.totals)) if s not in self.disqualified]
+        out = {*self.disqualified, *self.conceded}
+        seated = [s for s in range(len(self.totals)) if s not in out]
+        ranked = seated or [s for s in self.conceded if s not in self.disqualified]
+        ranked = ranked or list(self.disqualified)
         best = min(self.totals[s] for s in ranked)
         winners = [self.name_of(s) for s in ranked if self.totals[s] == best]
         points = "point" if best == 1 else "points"
@@ -138,18 +144,35 @@ def summarize(meta: TableMeta, log: Path) -> SavedGame:
         blamed, code = last.body.get("blamed"), last.body.get("code")
         if type(blamed) is int and type(code) is str:
             aborted = (blamed, code)
-    stands, disqualified = False, tuple[int, ...]()
+    stands, disqualified, conceded = False, tuple[int, ...](), tuple[int, ...]()
     if departed and not unreadable:
         try:
             verdict = verify_entries(read_log(log))
         except (OSError, LogFileError):  # changed since it was read: keep the summary
             verdict = None
-        if verdict is not None and verdict.table is not None and verdict.rounds:
-            rounds, totals = len(verdict.rounds), verdict.rounds[-1].totals
-            disqualified = tuple(sorted(verdict.table.game.disqualified))
+        if (
+            verdict is not None
+            and verdict.table is not None
+            and (verdict.rounds or verdict.finished)
+        ):
+            game = verdict.table.game
+            rounds = len(verdict.rounds)
+            totals = verdict.rounds[-1].totals if verdict.rounds else game.totals
+            disqualified = tuple(sorted(game.disqualified))
+            conceded = tuple(sorted(game.conceded))
             stands = aborted is not None and verdict.finished
     return SavedGame(
-        meta, log, modified, players, rounds, totals, aborted, unreadable, stands, disqualified
+        meta,
+        log,
+        modified,
+        players,
+        rounds,
+        totals,
+        aborted,
+        unreadable,
+        stands,
+        disqualified,
+        conceded,
     )
 
 

@@ -301,7 +301,7 @@ def absent_scores(scores: Sequence[int], seated: Sequence[int]) -> tuple[int, ..
 class Game:
     """A game of `options.rounds` rounds: per-round scores, totals and the winners."""
 
-    __slots__ = ("disqualified", "options", "players", "round_scores", "round_seated")
+    __slots__ = ("conceded", "disqualified", "options", "players", "round_scores", "round_seated")
 
     def __init__(
         self,
@@ -310,13 +310,17 @@ class Game:
         round_scores: Sequence[Sequence[int]] = (),
         round_seated: Sequence[tuple[int, ...]] = (),
         disqualified: frozenset[int] = frozenset(),
+        conceded: frozenset[int] = frozenset(),
     ) -> None:
         """`round_seated`: the seats dealt in each scored round (default: all of them);
-        `disqualified`: the seats removed for cheating, ranked last whatever their totals."""
+        `disqualified`: the seats removed for cheating, ranked last whatever their totals;
+        `conceded`: the seats that left a game ended because fewer than 2 were left, ranked
+        below every seat still seated whatever their totals (RULES.md, "leaving concedes")."""
         self.options = RuleOptions() if options is None else options
         self.options.check(players)
         self.players = players
         self.disqualified = disqualified
+        self.conceded = conceded - disqualified
         everyone = tuple(range(players))
         self.round_seated = list(round_seated) + [everyone] * (
             len(round_scores) - len(round_seated)
@@ -344,13 +348,25 @@ class Game:
             (0,) * self.players
         )
 
-    def winners(self) -> tuple[int, ...]:
-        """The seats with the lowest total (all of them share the win), a disqualified seat
-        never among them."""
+    def ranking(self) -> tuple[tuple[int, ...], ...]:
+        """The seats from first to last, in groups that share a place: the seats still seated
+        by total (lowest first), then those that conceded by total, then the disqualified."""
         totals = self.totals
-        ranked = [seat for seat in range(self.players) if seat not in self.disqualified]
-        best = min(totals[seat] for seat in ranked)
-        return tuple(seat for seat in ranked if totals[seat] == best)
+        order: list[tuple[int, ...]] = []
+        for group in (self._seated(), sorted(self.conceded), sorted(self.disqualified)):
+            for total in sorted({totals[seat] for seat in group}):
+                order.append(tuple(seat for seat in group if totals[seat] == total))
+        return tuple(order)
+
+    def _seated(self) -> list[int]:
+        out = self.disqualified | self.conceded
+        return [seat for seat in range(self.players) if seat not in out]
+
+    def winners(self) -> tuple[int, ...]:
+        """The first group of `ranking` (they share the win): the seats still seated with the
+        lowest total, a seat that conceded or was disqualified never among them while one is
+        still seated."""
+        return self.ranking()[0]
 
     def disqualify(self, seat: int) -> None:
         """`seat` was removed for cheating: it is ranked last (RULES.md)."""
@@ -379,6 +395,7 @@ class Game:
             self.options,
             self.round_scores,
             self.disqualified,
-        ) == (other.players, other.options, other.round_scores, other.disqualified)
+            self.conceded,
+        ) == (other.players, other.options, other.round_scores, other.disqualified, other.conceded)
 
     __hash__ = None  # type: ignore[assignment]

@@ -14,6 +14,7 @@ a wide character takes two, a combining mark none.
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
 
 import wcwidth
@@ -146,6 +147,14 @@ def result_after_departure(game: Game) -> str:
     if game.is_over:
         return _("the result of the audited rounds stands")
     scored = len(game.round_scores)
+    if game.conceded:
+        return ngettext(
+            "fewer than 2 players are left, so the game ends with the {count} round scored,"
+            " and a player who left concedes",
+            "fewer than 2 players are left, so the game ends with the {count} rounds scored,"
+            " and a player who left concedes",
+            scored,
+        ).format(count=digits(scored))
     return ngettext(
         "fewer than 2 players are left, so the game ends with the {count} round scored",
         "fewer than 2 players are left, so the game ends with the {count} rounds scored",
@@ -164,6 +173,42 @@ def goes_on_text(
         )
     return _("round {number} starts among {players}").format(
         number=digits(round_number), players=among
+    )
+
+
+def comeback_text(table: str) -> str:
+    """How a player who left a game that goes on is dealt in again (`table`: its name, quoted
+    for a shell when it must be)."""
+    command = f"cfnet resume --table {shlex.quote(table)}"
+    return _("`{command}` deals you in again at the next round that starts").format(
+        command=isolate(command)
+    )
+
+
+LEFT_GAME = {
+    "left": N_("You left the game."),
+    "resigned from": N_("You resigned from the game."),
+    "were timed out of": N_("You were timed out of the game."),
+    "were removed from": N_("You were removed from the game."),
+}
+"""What the game screen says once the local seat left, by how it left (`GameLeft.how`)."""
+LEFT_TABLE = {
+    "left": N_("cfnet: you left table {table!r}"),
+    "resigned from": N_("cfnet: you resigned from table {table!r}"),
+    "were timed out of": N_("cfnet: you were timed out of table {table!r}"),
+    "were removed from": N_("cfnet: you were removed from table {table!r}"),
+}
+"""The line cfnet ends with once the player left a table, by how it left (`GameLeft.how`)."""
+
+
+def left_line(table: str, how: str, comeback: str | None) -> str:
+    """The line cfnet ends with when the player `how` table `table` ("resigned from", "were
+    timed out of") and its game goes on: how to come back (`comeback`; None: never)."""
+    line = _(LEFT_TABLE[how]).format(table=table)
+    if comeback is None:
+        return line
+    return _("{line}; the game goes on without you: {comeback}").format(
+        line=line, comeback=comeback
     )
 
 

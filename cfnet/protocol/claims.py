@@ -41,6 +41,9 @@ class Judged:
     timeout: int
     step_started: float
     unclocked: int | None = None
+    linked: bool = False
+    """Version 4: an equivocation proof must be of a place of this chain: at the abort's own
+    seq, the pair linked where the abort links; below it, one of the pair the entry there."""
 
 
 def claim_problem(claim: Fault, abort: Entry, now: float, at: Judged) -> str | None:
@@ -78,7 +81,21 @@ def claim_problem(claim: Fault, abort: Entry, now: float, at: Judged) -> str | N
         return "the two entries are not the blamed seat's at this table"
     if not proof.check(chain.keys[claim.seat]):
         return "the two entries are not two signed entries for one place"
+    if at.linked and not _linked(proof, abort, chain):
+        return "the two entries are not for a place of this chain"
     return None
+
+
+def _linked(proof: Equivocation, abort: Entry, chain: Chain) -> bool:
+    """The proof is of a place of `chain` that the abort may report: its own place (the pair
+    follows the abort's `prev`), or an earlier one whose entry in the chain is one of them."""
+    seq = proof.a.seq
+    if seq == abort.seq:
+        return proof.a.prev == abort.prev
+    return seq < min(abort.seq, len(chain)) and chain.entries[seq].wire in (
+        proof.a.wire,
+        proof.b.wire,
+    )
 
 
 def _bad_point_problem(claim: Fault, abort: Entry, chain: Chain) -> str | None:

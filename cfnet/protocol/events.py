@@ -122,6 +122,55 @@ class SeatLeft:
         return f"{why}: {goes_on_text(self.round_number, self.redealt, self.seated, names)}"
 
 
+def _proof_text(names: Sequence[str], fault: Fault) -> str:
+    """Whom a proof names and for which entry, in a few words."""
+    where = "" if fault.seq is None else f" for entry {fault.seq}"
+    return f"{seat_name(names, fault.seat)} signed two different entries{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProofHeld:
+    """This peer holds proof that `fault.seat` signed a second entry for a place of the chain
+    that every seat has built on (version 4): it is not rewound; the proof is posted at the
+    head, in place of the next entry, and removes that seat."""
+
+    fault: Fault
+
+    def describe(self, names: Sequence[str]) -> str:
+        """What was found and what comes of it, in one line."""
+        return f"{_proof_text(names, self.fault)}: the proof is posted at the head of the chain"
+
+
+@dataclass(frozen=True, slots=True)
+class Disqualified:
+    """`by`'s abort proved that `fault.seat`, which had already left, cheated: it is
+    disqualified (ranked last, never back) and the game goes on as it was."""
+
+    fault: Fault
+    by: int
+
+    def describe(self, names: Sequence[str]) -> str:
+        """Who is disqualified and why, in one line."""
+        who = seat_name(names, self.fault.seat)
+        where = "" if self.fault.seq is None else f"entry {self.fault.seq}: "
+        return (
+            f"{who}, which had left, is disqualified: {where}{self.fault.detail}"
+            f" ({self.fault.code}); the game goes on"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LateProof:
+    """After the game's end, proof that `fault.seat` signed a second entry for a place the
+    game was built on: reported, and the result stands (a finished game stays finished)."""
+
+    fault: Fault
+
+    def describe(self, names: Sequence[str]) -> str:
+        """What came late, in one line."""
+        return f"{_proof_text(names, self.fault)}, after the game's end: the result stands"
+
+
 @dataclass(frozen=True, slots=True)
 class SeatReturned:
     """`seat`, which had left, is dealt in again from round `round_number`."""
@@ -146,6 +195,9 @@ Event = (
     | Aborted
     | SeatLeft
     | SeatReturned
+    | ProofHeld
+    | Disqualified
+    | LateProof
 )
 
 

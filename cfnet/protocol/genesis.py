@@ -37,8 +37,10 @@ def make_genesis(
     options: RuleOptions,
     seats: Sequence[SeatInfo],
     timeout: int = DEFAULT_TIMEOUT,
+    version: int = PROTOCOL_VERSION,
 ) -> Entry:
-    """The host's `table` entry (seq 0, seat 0) that every seat then accepts."""
+    """The host's `table` entry (seq 0, seat 0) that every seat then accepts (`version`: one
+    of READ_VERSIONS, an older one only to make tables as an older cfnet did)."""
     if not seats or seats[0].key != identity.public:
         raise LocalProtocolError("the host must sit in seat 0 with its own key")
     options.check(len(seats))
@@ -49,7 +51,7 @@ def make_genesis(
     except ValueError as error:
         raise LocalProtocolError(str(error)) from None
     body = {
-        "version": PROTOCOL_VERSION,
+        "version": version,
         "name": name,
         "options": options.to_plain(),
         "timeout": timeout,
@@ -66,7 +68,8 @@ def parse_genesis(wire: bytes) -> tuple[Entry, str, RuleOptions, int, tuple[Seat
         raise PeerProtocolError("the first entry must be the host's table entry (seq 0, seat 0)")
     version = entry.body.get("version")
     if is_int(version) and version not in READ_VERSIONS:
-        known = " and ".join(str(v) for v in READ_VERSIONS)
+        *rest, last = (str(v) for v in READ_VERSIONS)
+        known = f"{', '.join(rest)} and {last}"
         raise PeerProtocolError(
             f"the table is of protocol version {version}; this cfnet knows versions {known}", 0
         )

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cfnet.deck.derive import SEED_BYTES, context
+from cfnet.deck.derive import DEAL_SEED, SEED_BYTES, context, secret_blocks
 from cfnet.deck.proofs import prove_rekey, prove_shuffle
 from cfnet.deck.sra import (
     DeckError,
@@ -66,6 +66,14 @@ class LocalSeat:
                 raise LocalProtocolError(f"entropy gave {len(seed)} bytes, not {SEED_BYTES}")
             self.seeds[round_number] = seed
         return self.seeds[round_number]
+
+    def deal_seed(self, table_id: bytes, tag: int, after: bytes) -> bytes:
+        """This seat's secret seed for the deal `tag` that starts after the chain entry whose
+        hash is `after` (protocol version 4): the first 32 bytes of the stream
+        DEAL_SEED over the stored seed, with context(table_id, tag, seat) || `after`. The same
+        deal on another chain (after a rewind) gets other secrets."""
+        info = context(table_id, tag, self.seat) + after
+        return next(secret_blocks(self.seed(tag), DEAL_SEED, info))[:SEED_BYTES]
 
     def sign(
         self, table_id: bytes, seq: int, prev: bytes, kind: str, body: dict[str, Any]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Container
 from dataclasses import replace
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -18,14 +19,18 @@ from cfnet.protocol.claims import PREMATURE, Judged, claim_problem
 from cfnet.protocol.events import (
     Aborted,
     Appended,
+    Disqualified,
     Event,
     FaultFound,
     GameOver,
+    LateProof,
+    ProofHeld,
     RoundScored,
     SeatLeft,
     Superseded,
 )
 from cfnet.protocol.genesis import parse_genesis
+from cfnet.protocol.history import Finality
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.rounds import Rounds
 from cfnet.protocol.schedule import Step
@@ -47,6 +52,9 @@ from cfnet.record.entry import Entry, Equivocation, MalformedEntry, decode_entry
 
 REDEAL_VERSION = 3
 """From this protocol version on, the game goes on without a seat that leaves."""
+FINAL_VERSION = 4
+"""From this protocol version on, places every seat built on are final (a second entry for
+one is proven at the head), deal secrets are bound to the chain and leaving concedes."""
 OFFLINE = math.inf
 """The time to give a table replaying a finished log: every deadline has long passed."""
 MAX_ORDINARY_ENTRY = 9 * 1024
@@ -64,7 +72,7 @@ class Referee:
         genesis: bytes,
         local: LocalSeat | None = None,
         now: float = 0.0,
-        unproven_rounds: frozenset[int] = frozenset(),
+        unproven_rounds: Container[int] = frozenset(),
     ) -> None:
         """The table `genesis` binds, with the chain at it; `local` holds a seat (None: an
         observer); `unproven_rounds`: rounds whose hop proofs an observer need not check, because
@@ -83,14 +91,24 @@ class Referee:
         unproven = unproven_rounds if local is None else frozenset()
         self.chain = Chain([s.key for s in self.seats])
         self.keys = tuple(seat.key for seat in self.seats)
+        self.final_rule = self.version >= FINAL_VERSION
+        self.finality = Finality(self.players)
         self.rounds = Rounds(
-            self.table_id, entry.hash, self.options, self.players, local, unproven, self.keys
+            self.table_id,
+            entry.hash,
+            self.options,
+            self.players,
+            local,
+            unproven,
+            self.keys,
+            bound=self.final_rule,
         )
         self.fault: Fault | None = None
         self.fault_time = 0.0
         self.aborted: Fault | None = None
         self.aborted_by: int | None = None
         self.rejected: dict[int, str] = {}
+        self.proof: Fault | None = None  # a proof for a built-on place, posted by the seat due
         self._held: Entry | None = None
         self.returning = False  # restarted, nothing posted since: see Table.returned
         self.resigning = False  # the local player leaves at its next turn: see Table.resign
@@ -181,8 +199,11 @@ class Referee:
 
     def _after_end(self, entry: Entry, now: float) -> list[Event]:
         """After the last certificate only equivocation still counts: another signed entry of
-        a seat for a seq it holds, or the abort that proves it (at the contested seq)."""
+        a seat for a seq it holds, or the abort that proves it (at the contested seq). From
+        version 4, one for a place the game was built on changes nothing (`LateProof`)."""
         seq = entry.seq
+        if self.final_rule and (late := self._late_proof(entry)):
+            return late  # the proof may also come as an abort at the head, after the end
         if (
             entry.table_id != self.table_id
             or entry.seat >= self.players
@@ -199,6 +220,73 @@ class Referee:
             return self._take(entry, now)
         except PeerProtocolError:
             return []
+
+    def _proof_in(self, entry: Entry) -> Equivocation | None:
+        """The proof `entry` gives that a seat signed a second entry for a place of this
+        chain, one of the two being the entry there (None: it gives none): `entry` itself, or
+        the `equivocation` abort carrying it. Signatures checked."""
+        if entry.kind == ABORT:
+            body = entry.body
+            if not (isinstance(body, dict) and body.get("code") == EQUIVOCATION):
+                return None
+            evidence = body.get("evidence")
+            try:
+                proof = Equivocation.from_plain(
+                    evidence.get("entries") if isinstance(evidence, dict) else None
+                )
+            except MalformedEntry:
+                return None
+        else:
+            if not 0 <= entry.seq < len(self.entries):
+                return None
+            proof = Equivocation(self.entries[entry.seq], entry)
+        seq, seat = proof.a.seq, proof.a.seat
+        if (
+            proof.a.table_id != self.table_id
+            or seat >= self.players
+            or not 0 <= seq < len(self.entries)
+            or self.entries[seq].wire not in (proof.a.wire, proof.b.wire)
+            or not proof.check(self.keys[seat])
+        ):
+            return None
+        return proof
+
+    def _late_proof(self, entry: Entry) -> list[Event]:
+        """After the end: a proof of a second entry for a place every seat built on is only
+        reported; the result stands (an abort at a place that is not final is judged as
+        before: it may settle what honest peers saw differently)."""
+        if entry.seat >= self.players or not entry.verify(self.keys[entry.seat]):
+            return []
+        proof = self._proof_in(entry)
+        if proof is None or proof.a.seq > self.finality.built:
+            return []
+        if entry.kind == ABORT and entry.seq == proof.a.seq > self.finality.final:
+            return []
+        return [LateProof(_equivocation(proof))]
+
+    def _proof_at_head(self, proof: Equivocation) -> list[Event]:
+        """A second entry for a place every seat built on (version 4): nothing is rewound and
+        the game goes on; the proof is held (`proof`, and the event `ProofHeld`, whose two
+        entries the peer passes on so that every seat holds it) until a seat that holds it is
+        due: that seat posts it at the head in place of its own entry, which removes the
+        signer, or disqualifies it if it has already left."""
+        seat = proof.a.seat
+        held = self.proof is not None and self.proof.seat == seat
+        if seat in self.rounds.returns.removed or held or self.finished:
+            return []  # already removed for cheating, or its proof is held already
+        self.proof = _equivocation(proof)
+        return [ProofHeld(self.proof)]
+
+    def _proof_fault(self, proof: Equivocation) -> Fault:
+        """The fault an equivocation proof this peer holds names (version 4), posted by this
+        peer first (the others may not have the proof: it must not wait for them), else by the
+        seat due first, then in seat order."""
+        seat = proof.a.seat
+        others = [s for s in self.rounds.seated if s != seat]
+        due = self.rounds.due()[0] if not self.over and self.aborted is None else None
+        first = self.me if self.me in others else due
+        start = others.index(first) if first in others else 0
+        return replace(_equivocation(proof), posters=tuple(others[start:] + others[:start]))
 
     def _take(self, entry: Entry, now: float, verified: bool = False) -> list[Event]:
         """Place an entry at or below the next seq; `rejected` notes why a validly signed
@@ -218,22 +306,28 @@ class Referee:
         seq, length = entry.seq, len(self.entries)
         links = seq > 0 and entry.prev == self.entries[seq - 1].hash
         if entry.kind == ABORT and links:
-            if (
-                seq < length
-                and _is_timeout(self.entries[seq])
-                and _is_timeout(entry)
-                and entry.wire >= self.entries[seq].wire
-            ):
-                return []  # racing claims at one seq: the bytewise smallest stands everywhere
+            if self.final_rule and seq < length and seq <= self.finality.final:
+                proof = self._proof_in(entry)  # it would replace a final place: never; a
+                if proof is None or proof.a.seq > self.finality.built:  # proof it carries
+                    raise PeerProtocolError(f"entry {seq} is final: no abort replaces it", None)
+                return self._proof_at_head(proof)  # is taken at the head instead
+            racing = seq < length and (
+                (_is_timeout(entry) and _is_timeout(self.entries[seq]))
+                or (self.final_rule and _same_proof(entry, self.entries[seq]))
+            )
+            if racing and entry.wire >= self.entries[seq].wire:
+                return []  # racing aborts at one seq: the bytewise smallest stands everywhere
             return self._abort(entry, now)
         if seq < length:
             there = self.entries[seq]
             same_place = there.seat == entry.seat and there.prev == entry.prev
             if same_place and len(entry.wire) <= MAX_ORDINARY_ENTRY:
                 proof = Equivocation(there, entry)
-                detail = f"signed two different entries for seq {seq}"
-                fault = Fault(entry.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})
-                return self._found(fault, now)
+                if self.final_rule and seq <= self.finality.built:
+                    return self._proof_at_head(proof)
+                if self.final_rule:
+                    return self._found(self._proof_fault(proof), now)
+                return self._found(_equivocation(proof), now)
             if entry.seat not in self.rounds.seated:
                 raise self._gone(entry)
             if links and self._due_at(seq) == entry.seat:  # posted as an abort took its place
@@ -271,6 +365,7 @@ class Referee:
         if self._held is not None and self._held.seq == entry.seq and entry.kind != ABORT:
             self._held = None  # the seat a premature timeout claim named did post in time
         self.chain.append(entry, now, expected)
+        self.finality.placed(entry, self.rounds.seated)
         self._step_started = now
 
     def _accept(self, entry: Entry, now: float, seat: int, kinds: frozenset[str]) -> list[Event]:
@@ -334,6 +429,7 @@ class Referee:
             self.timeout,
             self._step_started,
             unclocked,
+            linked=self.final_rule,
         )
         problem = claim_problem(claim, entry, now, judged)
         if problem == PREMATURE:
@@ -344,6 +440,7 @@ class Referee:
         superseded: list[Event] = []
         if entry.seq < len(self.entries):
             self.chain.cut(entry.seq)
+            self.finality.cut(self.entries)
             superseded.append(Superseded(entry.seq))
             if self.version >= REDEAL_VERSION:
                 self._rebuild(entry.seq)  # the game goes on from the cut, not from our head
@@ -362,6 +459,7 @@ class Referee:
             self.rounds.unproven_rounds,
             self.keys,
             proofs=False,
+            bound=self.final_rule,
         )
         audits: list[int] = []
         n = self.players
@@ -371,7 +469,10 @@ class Referee:
                     rounds.depart(entry.seat, entry.seq, entry.hash)
                 elif entry.kind == ABORT:
                     claim = parse_abort(entry.body, n)
-                    rounds.depart(claim.seat, entry.seq, entry.hash, claim.code != TIMEOUT)
+                    if self.final_rule and claim.seat not in rounds.seated:
+                        rounds.disqualify_absent(claim.seat, entry.seq, entry.hash)
+                    else:
+                        rounds.depart(claim.seat, entry.seq, entry.hash, claim.code != TIMEOUT)
                 elif any(isinstance(e, RoundScored) for e in rounds.apply(entry, lambda _: [])):
                     audits.append(entry.seq)
             except Blame:  # a fault found as it came: the abort after it in the chain removed
@@ -393,13 +494,22 @@ class Referee:
         still to score. Otherwise the game ends: with the rounds scored before `seq` as its
         result when every round was scored (only certificates were due), or when fewer than
         MIN_PLAYERS seats are left after at least one round was scored (RULES.md); else with no
-        result. A version 2 table ends at any abort, with a result only after a departure."""
+        result. From version 4 a proof against a seat that had already left only disqualifies
+        it, and fewer than MIN_PLAYERS seats left end the game with a result once the first
+        deal began, every seat that left conceding (ranked below those still seated). A
+        version 2 table ends at any abort, with a result only after a departure."""
         scored = sum(1 for audit in self._audits if audit < seq)
         left = len(self.rounds.seated) - 1
         redeal = self.version >= REDEAL_VERSION
         departure = claim.code in (TIMEOUT, RESIGN)
         removed = redeal and not departure
         rounds = self.rounds
+        if removed and self.proof is not None and self.proof.seat == claim.seat:
+            self.proof = None  # proven, whatever the proof: the one held is not needed
+        if self.final_rule and removed and claim.seat not in rounds.seated:
+            self.fault = None  # a seat that had left, proven to cheat: the game goes on
+            rounds.disqualify_absent(claim.seat, seq, self.entries[seq].hash)
+            return [Disqualified(claim, by)]
         if (
             redeal
             and rounds.round is not None
@@ -419,14 +529,21 @@ class Referee:
         events = [Aborted(claim, by)]
         if not (departure or removed):
             return events
-        if scored == self.options.rounds or (scored and left < MIN_PLAYERS):
+        complete = scored == self.options.rounds
+        started = rounds.round is not None  # a seat that never accepted never played
+        early = left < MIN_PLAYERS and (scored > 0 or (self.final_rule and started))
+        if complete or early:
             played = self.rounds.game
+            disqualified = played.disqualified | ({claim.seat} if removed else set())
+            stay = {s for s in self.rounds.seated if s != claim.seat}
+            concede = self.final_rule and not complete  # leaving concedes (RULES.md)
             game = Game(
                 self.players,
                 self.options,
                 played.round_scores[:scored],
                 played.round_seated[:scored],
-                played.disqualified | ({claim.seat} if removed else set()),
+                disqualified,
+                frozenset(range(self.players)) - stay if concede else frozenset(),
             )
             self.rounds.game, self.rounds.over = game, True
             events.append(GameOver(game.totals, game.winners()))
@@ -446,6 +563,8 @@ class Referee:
         smaller wire bytes): it replaces ours, so that racing aborts converge. A resignation is
         the resigner's own entry: a valid abort at its seq replaces it as it would any entry."""
         mine, seq = self.entries[-1], entry.seq
+        if self.final_rule and (late := self._late_proof(entry)):
+            return late
         if (
             entry.kind != ABORT
             or entry.table_id != self.table_id
@@ -453,6 +572,7 @@ class Referee:
             or not 0 < seq <= mine.seq
             or (seq == mine.seq and mine.kind == ABORT and entry.wire >= mine.wire)
             or entry.prev != self.entries[seq - 1].hash
+            or (self.final_rule and seq <= self.finality.final)
             or not entry.verify(self.seats[entry.seat].key)
         ):
             return []
@@ -466,3 +586,20 @@ def _is_timeout(entry: Entry) -> bool:
     """`entry` is an abort that claims a timeout (a departure, when it holds)."""
     body = entry.body
     return entry.kind == ABORT and isinstance(body, dict) and body.get("code") == TIMEOUT
+
+
+def _equivocation(proof: Equivocation) -> Fault:
+    """The fault a checked equivocation proof names."""
+    seq = proof.a.seq
+    detail = f"signed two different entries for seq {seq}"
+    return Fault(proof.a.seat, EQUIVOCATION, detail, seq, {"entries": proof.to_plain()})
+
+
+def _same_proof(a: Entry, b: Entry) -> bool:
+    """`a` and `b` are `equivocation` aborts naming one seat: racing reports of one proof."""
+    bodies = a.body, b.body
+    return (
+        a.kind == b.kind == ABORT
+        and all(isinstance(body, dict) and body.get("code") == EQUIVOCATION for body in bodies)
+        and a.body.get("blamed") == b.body.get("blamed")
+    )

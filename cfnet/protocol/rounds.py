@@ -4,7 +4,7 @@ scores. Fed the entries the table placed for the seat due; raises Blame. Pure.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from cfnet.errors import LocalProtocolError
@@ -52,18 +52,22 @@ class Rounds:
         options: RuleOptions,
         players: int,
         local: LocalSeat | None,
-        unproven_rounds: frozenset[int],
+        unproven_rounds: Container[int],
         keys: tuple[bytes, ...],
         proofs: bool = True,
+        bound: bool = False,
     ) -> None:
         """`genesis`: the hash of the table entry each seat accepts; `unproven_rounds`: the
         deal tags whose hop proofs are not checked; `proofs` False: none are (a replay of
-        entries already checked)."""
+        entries already checked); `bound`: each deal's secrets are bound to the chain entry
+        it starts after (protocol version 4, `LocalSeat.deal_seed`)."""
         self.table_id, self.genesis = table_id, genesis
         self.options, self.players = options, players
         self.local = local
         self.unproven_rounds = unproven_rounds
         self.proofs = proofs
+        self.bound = bound
+        self.after = genesis  # the hash of the entry taken last: a deal started now follows it
         self.schedule = Schedule(players)
         self.seated = tuple(range(players))
         self.deal = 0
@@ -98,6 +102,7 @@ class Rounds:
 
     def apply(self, entry: Entry, private: Private) -> list[Event]:
         """Check what the due seat's entry says and take the schedule's step it completes."""
+        self.after = entry.hash
         if entry.kind == ACCEPT:
             check_body(ACCEPT, entry.body, {"genesis": is_b32})
             if entry.body["genesis"] != self.genesis:
@@ -209,6 +214,7 @@ class Rounds:
         them, with fresh secrets."""
         if self.schedule.step is Step.ACCEPT:
             raise LocalProtocolError("a departure before the first deal ends the game")
+        self.after = entry_hash
         self.seated = tuple(s for s in self.seated if s != seat)
         self.returns.left(seat, seq, entry_hash, removed)
         if removed:
@@ -225,6 +231,13 @@ class Rounds:
             return self._redeal()
         self.schedule.reveal_abandoned(revealing)
         return []
+
+    def disqualify_absent(self, seat: int, seq: int, entry_hash: bytes) -> None:
+        """`seat`, which had already left, is proven to have cheated by the abort at `seq`:
+        it is disqualified and can never come back; the game goes on as it was."""
+        self.after = entry_hash
+        self.returns.left(seat, seq, entry_hash, removed=True)
+        self.game.disqualify(seat)
 
     def _redeal(self) -> list[Event]:
         """Audit the abandoned deal as far as its reveals allow, then deal the round again."""
@@ -256,7 +269,12 @@ class Rounds:
         )
         self.seat = None
         if self.local is not None and self.local.seat in self.seated:
-            seed = self.local.seed(self.round.tag)
+            tag = self.round.tag
+            seed = (
+                self.local.deal_seed(self.table_id, tag, self.after)
+                if self.bound
+                else self.local.seed(tag)
+            )
             self.seat = SeatRound(self.round, self.local.seat, seed)
         self.schedule.next_round(self.seated)
         return events

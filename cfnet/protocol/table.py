@@ -218,6 +218,12 @@ class Table(Referee):
         due = self.due()
         if due is None or due[0] != self.me:
             return None
+        if self.proof is not None:  # a proof held for a built-on place: in place of our entry
+            proof = local.sign(
+                self.table_id, len(self.entries), self.head, ABORT, self.proof.abort_body()
+            )
+            self._events += self._abort(proof, now)
+            return proof
         try:
             own = (RESIGN, {}) if self.resigning else self.rounds.own(due[1])
         except Blame as error:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from cfnet.errors import PeerProtocolError
 from cfnet.game.bots import Player, make_bot
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Appended, Event, drain
+from cfnet.protocol.events import Appended, Event, ProofHeld, drain
 from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
-from cfnet.protocol.wire import DEFAULT_TIMEOUT
+from cfnet.protocol.wire import DEFAULT_TIMEOUT, PROTOCOL_VERSION
 from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity
 
@@ -84,7 +84,12 @@ class Network:
             if player is not None and table.awaiting_local_move:
                 table.choose(player.choose(table.view()))
             posted = table.entries_to_send(self.now)
-            self._take_events(seat)
+            for event in self._take_events(seat):  # a proof received outside the exchanges
+                if isinstance(event, ProofHeld):
+                    moved = True
+                    queue.extend(
+                        (seat, t, w) for w in _passed_on(event) for t in self._others(seat)
+                    )
             for entry in posted:
                 moved = True
                 tamper = self.tampers.get(seat)
@@ -102,12 +107,14 @@ class Network:
                 self.errors.append((target, error))
                 continue
             for event in self._take_events(target):
-                if isinstance(event, Appended):
-                    echo = event.entry.wire
-                    queue.extend((target, t, echo) for t in range(len(self.tables)) if t != target)
+                for echo in _passed_on(event):
+                    queue.extend((target, t, echo) for t in self._others(target))
             if self.watch is not None:
                 self.watch(self)
         return moved
+
+    def _others(self, seat: int) -> list[int]:
+        return [t for t in range(len(self.tables)) if t != seat]
 
     def _advance_clock(self) -> bool:
         deadlines = [d for t in self.tables if (d := t.get_timer()) is not None]
@@ -120,6 +127,17 @@ class Network:
         return True
 
 
+def _passed_on(event: Event) -> list[bytes]:
+    """What a peer sends every other peer on `event`: an entry it appended (its echo), and the
+    two entries of a proof it holds (so that the seat due holds it too)."""
+    if isinstance(event, Appended):
+        return [event.entry.wire]
+    if isinstance(event, ProofHeld):
+        entries: list[bytes] = event.fault.evidence["entries"]
+        return entries
+    return []
+
+
 def start_tables(
     players: int,
     seed: int,
@@ -127,13 +145,15 @@ def start_tables(
     bots: Sequence[str] = ("greedy",),
     seats: SeatFactory | None = None,
     timeout: int = DEFAULT_TIMEOUT,
+    version: int = PROTOCOL_VERSION,
 ) -> Network:
-    """A network of `players` simulated peers at one new table (nothing posted yet)."""
+    """A network of `players` simulated peers at one new table of protocol `version`
+    (nothing posted yet)."""
     options = RuleOptions() if options is None else options
     identities = [sim_identity(seed, s) for s in range(players)]
     infos = [SeatInfo(f"bot{s}", identities[s].public) for s in range(players)]
     table_id = derived("cfnet/v1/sim-table", seed, size=16)
-    genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout)
+    genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout, version)
     factory = seats or (lambda identity, seat, entropy: LocalSeat(identity, seat, entropy))
     tables = [
         Table(genesis.wire, factory(identities[s], s, sim_entropy(seed, s))) for s in range(players)
@@ -149,8 +169,9 @@ def play_protocol_game(
     seed: int,
     options: RuleOptions | None = None,
     bots: Sequence[str] = ("greedy",),
+    version: int = PROTOCOL_VERSION,
 ) -> Network:
     """A complete game between `players` honest simulated peers."""
-    network = start_tables(players, seed, options, bots)
+    network = start_tables(players, seed, options, bots, version=version)
     network.run()
     return network

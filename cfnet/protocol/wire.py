@@ -10,11 +10,13 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 
-PROTOCOL_VERSION = 3
-"""The version of the tables this cfnet makes: 3, where a player who leaves is dealt out and
-the game goes on (protocol.md 4.6)."""
-READ_VERSIONS = (2, 3)
-"""The versions it joins, resumes and verifies: in a version-2 table a departure ends the game."""
+PROTOCOL_VERSION = 4
+"""The version of the tables this cfnet makes: 4, where the chain's final places are never
+rewritten, each deal's secrets are bound to the chain it starts on and leaving concedes
+(protocol.md, "Version 4")."""
+READ_VERSIONS = (2, 3, 4)
+"""The versions it joins, resumes and verifies: in a version-2 table a departure ends the game;
+in a version-3 table an equivocation may rewind the chain and a leaver keeps its rank."""
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 24 * 3600
 MAX_NAME_CHARS = 40

@@ -95,6 +95,7 @@ def export_record(timeline: Timeline, log_sha256: str) -> dict[str, Any]:
         "totals": list(table.game.totals),
         "winners": list(table.game.winners()) if verdict.finished else [],
         "disqualified": sorted(table.game.disqualified),
+        "conceded": sorted(table.game.conceded),
         "finished": verdict.finished,
         "valid": verdict.valid,
         "problem": verdict.problem or None,
@@ -216,9 +217,11 @@ def _check(record: Any) -> Iterator[str]:
             yield from _check_public(public, moves, where)
     if _get(record, "totals", list, "record") != totals:
         yield f"totals: {record['totals']}, the rounds give {totals}"
-    finished = complete == options.rounds
+    finished = complete == options.rounds or record.get("finished") is True  # or ended early
     out = set(_get(record, "disqualified", list, "record"))
-    ranked = [seat for seat in range(players) if seat not in out]
+    conceded = set(record.get("conceded", []))
+    seated = [seat for seat in range(players) if seat not in out | conceded]
+    ranked = seated or sorted(conceded - out) or sorted(out)
     low = min((totals[seat] for seat in ranked), default=0)
     winners = [seat for seat in ranked if totals[seat] == low] if finished else []
     if _get(record, "winners", list, "record") != winners:

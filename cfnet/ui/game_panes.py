@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cfnet.game.moves import Move, Play
+from cfnet.game.round import PlayerView
 from cfnet.game.text import (
+    LEFT_GAME,
+    SAT_OUT,
     SENTENCE_CHARS,
     WIDTH,
     YOU,
@@ -38,7 +41,7 @@ from cfnet.game.text import (
 from cfnet.lang import N_, _, isolate, ngettext
 from cfnet.lang.typed import translated_commands
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
-from cfnet.seat.session import GameAborted, GameSession, Notice, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, GameSession, Notice, SessionEvent
 from cfnet.ui.move_input import numbered_moves, shown_move, sorted_hand
 from cfnet.ui.rule_book import rule_book_lines
 from cfnet.ui.styles import (
@@ -71,7 +74,11 @@ HELP_ITEMS = (
     ("help", "help", N_("this text")),
     ("rules", "rules", N_("the complete rules of the game")),
     ("Enter, next", "next", N_("the next round, after a round")),
-    ("quit, leave", "quit", N_("resign and leave (asks)")),
+    (
+        "quit, leave",
+        "quit",
+        N_("resign and leave (asks; y or Ctrl-C again leaves); cfnet resume comes back"),
+    ),
     ("Esc", "", N_("back to the board")),
     ("PgUp/PgDn", "", N_("scroll this pane")),
 )
@@ -120,6 +127,15 @@ def _heads_width() -> int:
     return max(5, columns(_("Hand")), columns(_("Moves"))) + 1
 
 
+def left_banner(left: GameLeft) -> str:
+    """What the game screen says once the local seat left a game that goes on."""
+    sentences = [_(LEFT_GAME[left.how])]
+    if left.comeback is not None:
+        goes_on = _("The game goes on without you: {comeback}.")
+        sentences.append(goes_on.format(comeback=left.comeback))
+    return " ".join([*sentences, _("Press Enter to leave.")])
+
+
 def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:
     """The board row showing the last tile played (0: the centre, before any play)."""
     tile = next((m.tile for m in reversed(moves) if isinstance(m, Play)), None)
@@ -140,7 +156,7 @@ class GamePanes:
         self.panel: str | None = None
         self.round_end: RoundScored | None = None  # set from a round's end to the next deal
         self.results: RoundScored | None = None  # the last round's, for the results panel
-        self.game_end: GameOver | GameAborted | None = None
+        self.game_end: GameOver | GameAborted | GameLeft | None = None
         self.saved_log: Path | None = None  # where the log is, said once the game is over
         self._scroll = 0
         self._board_focus = 0  # the board row with the newest tile
@@ -192,6 +208,12 @@ class GamePanes:
         elif isinstance(event, GameAborted):
             self.game_end = event
             self._add("class:error", _("Game aborted: {reason}").format(reason=event.reason))
+        elif isinstance(event, GameLeft):
+            self.game_end = event
+            self._add("class:error", f"{event.reason[:1].upper()}{event.reason[1:]}")
+            if event.comeback is not None:
+                goes_on = _("The game goes on without you: {comeback}.")
+                self._add("class:info", goes_on.format(comeback=event.comeback))
         elif isinstance(event, Notice):
             self._add("class:info", event.text)
 
@@ -291,6 +313,8 @@ class GamePanes:
     def _status_right(self, room: int = WIDTH // 2) -> Line:
         """Whose turn it is, within `room` columns."""
         session = self.session
+        if isinstance(self.game_end, GameLeft):
+            return [("class:status", _("Out of the game") + " ")]
         if self.game_end is not None:
             return [("class:status", _("Game over") + " ")]
         waiting = session.waiting_for
@@ -395,6 +419,8 @@ class GamePanes:
         if isinstance(self.game_end, GameAborted):
             reason = escaped(self.game_end.reason, SENTENCE_CHARS)
             style, text = "class:error", _("Game aborted: {reason}").format(reason=reason)
+        elif isinstance(self.game_end, GameLeft):
+            style, text = "class:banner", escaped(left_banner(self.game_end), SENTENCE_CHARS)
         elif self.game_end is not None:
             style, text = (
                 "class:banner",
@@ -439,6 +465,8 @@ class GamePanes:
         view = self.session.view
         if view is None or self.round_end is not None:
             return []
+        if self._out(view):
+            return [[("class:title", _hand_head()), ("", f"({_(SAT_OUT)})")]]
         if not view.hand and not view.public.moves:
             return [[("class:title", _hand_head()), ("", _("(being dealt…)"))]]
         moves = view.legal_moves() if self._ready() else []
@@ -453,7 +481,7 @@ class GamePanes:
 
     def _moves(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
-        if view is None or self.round_end is not None:
+        if view is None or self.round_end is not None or self._out(view):
             return []
         moves = numbered_moves(view) if self._ready() else []
         if not moves:
@@ -463,6 +491,10 @@ class GamePanes:
             for n, m in enumerate(moves, 1)
         ]
         return wrap_items(items, [("class:title", _moves_head())], width)
+
+    def _out(self, view: PlayerView) -> bool:
+        """The local seat is not dealt into the round shown: it left the game."""
+        return view.seat not in view.public.seated or isinstance(self.game_end, GameLeft)
 
     def _ready(self) -> bool:
         """The table waits for the local seat's move, and its tiles are open."""

@@ -15,6 +15,7 @@ from cfnet.game.text import (
     digits,
     escaped,
     fit,
+    left_line,
     pad,
     score_lines,
     seat_name,
@@ -28,7 +29,7 @@ from cfnet.protocol.events import GameOver
 from cfnet.record.identity import fingerprint
 from cfnet.seat.net_game import NO_RESULT_EXIT, NetGame
 from cfnet.seat.seating import AddBot
-from cfnet.seat.session import GameAborted, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.page import LeftTable, Page, Terminal
 from cfnet.ui.rule_book import rule_book_lines
@@ -277,7 +278,7 @@ class SeatScreens:
 
     async def play(self, game: NetGame) -> int:
         """The game screen until the person leaves it; NO_RESULT_EXIT if the game was aborted
-        (by another seat: a person who resigned leaves with 0)."""
+        (a person who left a game that goes on leaves with 0)."""
         terminal = self.terminal
         self.game = GameScreen(game, terminal.input, terminal.output, terminal.color_depth)
         code = await self.game.run()
@@ -291,6 +292,9 @@ class SeatScreens:
             )
             say(over.format(table=game.table.name, names=winners))
             print("\n".join(score_lines(game.game, game.names)))
+        elif isinstance(result, GameLeft):
+            line = left_line(game.table.name, result.how, result.comeback)
+            print(escaped(line, SENTENCE_CHARS))
         elif isinstance(result, GameAborted) and game.resigned:
             resigned = _("cfnet: you resigned from table {table!r}; the others were told")
             say(resigned.format(table=game.table.name))

@@ -96,6 +96,8 @@ def verify_report(verdict: Verdict) -> list[str]:
         seats = [named(s) for s in range(len(names))]
         winner = winner_text(game.winners(), game.totals, seats)
         lines.append(_("game over: {winner}").format(winner=winner))
+        conceded = _("{name} conceded: left a game ended early")
+        lines += [conceded.format(name=seats[s]) for s in sorted(game.conceded)]
         removed = _("{name} is disqualified: removed for cheating")
         lines += [removed.format(name=seats[s]) for s in verdict.removed]
     if verdict.finished and not verdict.ok and verdict.blamed is None:
@@ -105,6 +107,7 @@ def verify_report(verdict: Verdict) -> list[str]:
         lines.append(verdict_line(verdict))
     if verdict.note:
         lines.append(_("note: {note}").format(note=verdict.note))
+    lines += [_("note: {note}").format(note=late) for late in verdict.late]
     if not verdict.ok:
         lines += _fault_lines(verdict, named)
     if verdict.after:

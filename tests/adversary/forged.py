@@ -25,15 +25,16 @@ def extend(
     return [*log, sign_entry(identity, last.table_id, last.seq + 1, last.hash, seat, kind, body)]
 
 
-def second_signature(identity: Identity, entry: Entry) -> Entry:
-    """`entry` with another valid Ed25519 signature (RFC 8032 with a random nonce)."""
+def second_signature(identity: Identity, entry: Entry, nonce: bytes | None = None) -> Entry:
+    """`entry` with another valid Ed25519 signature (RFC 8032 with a random nonce, or one
+    reduced from the 64 bytes `nonce`)."""
     digest = hashlib.sha512(identity.seed).digest()
     a = bytearray(digest[:32])
     a[0] &= 248
     a[31] &= 127
     a[31] |= 64
     scalar = sodium.crypto_core_ed25519_scalar_reduce(bytes(a) + bytes(32))
-    r = sodium.crypto_core_ed25519_scalar_reduce(os.urandom(64))
+    r = sodium.crypto_core_ed25519_scalar_reduce(os.urandom(64) if nonce is None else nonce)
     big_r = sodium.crypto_scalarmult_ed25519_base_noclamp(r)
     message = SIGN_DOMAIN + entry.signed
     k = sodium.crypto_core_ed25519_scalar_reduce(

@@ -43,17 +43,15 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.errors import describe
     from cfnet.game.text import SENTENCE_CHARS, escaped
     from cfnet.protocol.table import MAX_ABORT_ENTRY
-    from cfnet.protocol.verify import audited_rounds, verify_entries
+    from cfnet.protocol.verify import verify_entries
     from cfnet.record.logfile import count_records, iter_log
     from cfnet.ui.report import verify_report
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
         with path.open("rb") as f:
-            audited = audited_rounds(iter_log(f, str(path), MAX_ABORT_ENTRY))
-            f.seek(0)
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
-            verdict = verify_entries(stream, lambda: count_records(f), audited)
+            verdict = verify_entries(stream, lambda: count_records(f))
     except (OSError, GameLookupError) as error:
         print(f"cfnet verify: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
         return 1
@@ -98,6 +96,7 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "rounds": rounds,
         "totals": [] if table is None else list(table.game.totals),
         "winners": list(table.game.winners()) if table is not None and verdict.finished else [],
+        "conceded": [] if table is None else sorted(table.game.conceded),
         "blamed": verdict.blamed,
         "problem": verdict.problem or None,
         "claim": fault(verdict.claim, verdict.claimed_by),
@@ -107,4 +106,5 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "note": verdict.note or None,
         "departures": verdict.departures,
         "removed": verdict.removed,
+        "late_proofs": verdict.late,
     }

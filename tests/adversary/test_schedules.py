@@ -1,0 +1,240 @@
+"""A property over schedules of cheating (issue 23): one or two cheating seats, at random points
+of an in-memory game, equivocate (at their next entry, to split the others, or much later, for
+an entry long built on), resign, ask to come back, withhold their next entries (a stall: they
+are timed out), or replay old entries. After every schedule:
+
+- no honest seat is blamed, removed or timed out, by any honest peer;
+- no tile of an honest hand was ever open to the other seats before it was played (honest
+  seats record every key they give away, on any chain: `cheaters.track_exposure`);
+- no audited round's scores changed once its audit was final;
+- every honest peer's log gives `verify` the same verdict, which blames no honest seat.
+
+CI runs a modest number of examples; for a long search run
+`CFNET_SCHEDULE_EXAMPLES=2000 .venv/bin/pytest -q tests/adversary/test_schedules.py`
+(with `CFNET_SCHEDULE_VERSION=3` the same search finds the version-3 rewinds of the issue)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from dataclasses import dataclass
+
+from cheaters import Recording, track_exposure
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adversary.forged import second_signature
+from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.game.rules import RuleOptions
+from cfnet.protocol.events import (
+    Aborted,
+    Disqualified,
+    FaultFound,
+    LateProof,
+    ProofHeld,
+    SeatLeft,
+)
+from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.table import Table
+from cfnet.protocol.testing import Network, Tamper, start_tables
+from cfnet.protocol.verify import verify_entries
+from cfnet.record.entry import Entry
+from cfnet.record.identity import Identity
+
+EXAMPLES = int(os.environ.get("CFNET_SCHEDULE_EXAMPLES", "30"))
+VERSION = int(os.environ.get("CFNET_SCHEDULE_VERSION", "4"))
+ACTIONS = ("equivocate_now", "equivocate_late", "resign", "return", "withhold", "replay")
+
+
+@dataclass(frozen=True)
+class Step:
+    """After `wait` more entries of the host's chain, seat `seat` does `action` (`pick`
+    chooses among its options: which entry, which peers)."""
+
+    wait: int
+    seat: int
+    action: str
+    pick: int
+
+
+@dataclass(frozen=True)
+class Schedule:
+    players: int
+    seed: int
+    cheats: tuple[int, ...]
+    steps: tuple[Step, ...]
+
+
+@st.composite
+def schedules(draw: st.DrawFn) -> Schedule:
+    players = draw(st.sampled_from([3, 4]))
+    cheats = tuple(sorted(draw(st.sets(st.integers(0, players - 1), min_size=1, max_size=2))))
+    step = st.builds(
+        Step,
+        st.integers(0, 60),
+        st.sampled_from(cheats),
+        st.sampled_from(ACTIONS),
+        st.integers(0, 2**16),
+    )
+    steps = tuple(draw(st.lists(step, min_size=1, max_size=6)))
+    return Schedule(players, draw(st.integers(0, 2**20)), cheats, steps)
+
+
+class Adversary:
+    """The cheating seats' side of a schedule: deviations queued for their next entries (a
+    tamper per seat), and what they do at once."""
+
+    def __init__(self, network: Network, cheats: tuple[int, ...]) -> None:
+        self.network = network
+        self.cheats = cheats
+        self.queued: dict[int, list[tuple[str, int]]] = {seat: [] for seat in cheats}
+        network.tampers = {seat: self._tamper(seat) for seat in cheats}
+
+    def _identity(self, seat: int) -> Identity:
+        local = self.network.tables[seat].local
+        assert local is not None
+        return local.identity
+
+    def _others(self, seat: int, pick: int) -> tuple[frozenset[int], frozenset[int]]:
+        """The other seats split in two by the bits of `pick` (the second part not empty)."""
+        others = [s for s in range(len(self.network.tables)) if s != seat]
+        first = frozenset(s for i, s in enumerate(others) if pick >> i & 1)
+        if first == frozenset(others):
+            first = first - {others[-1]}
+        return first, frozenset(others) - first
+
+    def _tamper(self, seat: int) -> Tamper:
+        def tamper(entry: Entry) -> list[tuple[bytes, frozenset[int] | None]]:
+            queued = self.queued[seat]
+            if not queued:
+                return [(entry.wire, None)]
+            action, pick = queued.pop(0)
+            if action == "withhold":
+                return []
+            first, second = self._others(seat, pick)
+            other = second_signature(self._identity(seat), entry, _nonce(pick, entry))
+            return [(entry.wire, first), (other.wire, second)]
+
+        return tamper
+
+    def act(self, step: Step, host: Table) -> None:
+        seat, pick, table = step.seat, step.pick, self.network.tables[step.seat]
+        if step.action in ("equivocate_now", "withhold"):
+            self.queued[seat] += [(step.action, pick)] * (
+                1 + pick % 3 if step.action == "withhold" else 1
+            )
+            return
+        if step.action == "resign":
+            with contextlib.suppress(LocalProtocolError):
+                table.resign()
+            return
+        if step.action == "return":
+            try:
+                request = table.return_request()
+            except LocalProtocolError:
+                return
+            self._deliver(request.wire, self._everyone_but(seat))
+            return
+        own = [e for e in host.entries if e.seat == seat] or [host.entries[0]]
+        old = own[pick % len(own)]
+        if step.action == "replay":
+            self._deliver(old.wire, self._everyone_but(seat))
+            return
+        if old.seat == seat:  # equivocate_late: a second entry for a place long built on
+            other = second_signature(self._identity(seat), old, _nonce(pick, old))
+            first, second = self._others(seat, pick)
+            self._deliver(other.wire, first or second)
+
+    def _everyone_but(self, seat: int) -> frozenset[int]:
+        return frozenset(range(len(self.network.tables))) - {seat}
+
+    def _deliver(self, wire: bytes, to: frozenset[int]) -> None:
+        for target in sorted(to):
+            with contextlib.suppress(PeerProtocolError):
+                self.network.tables[target].receive(wire, self.network.now)
+
+
+def _nonce(pick: int, entry: Entry) -> bytes:
+    """A reproducible signing nonce (hypothesis replays its examples)."""
+    return hashlib.sha512(pick.to_bytes(4, "big") + entry.wire).digest()
+
+
+def _final_scores(table: Table) -> dict[int, tuple[int, ...]]:
+    """The scores of each round whose audit (its last `reveal`) is at a final place."""
+    audits: dict[int, int] = {}
+    for entry in table.entries:
+        if entry.kind == "reveal":
+            audits[entry.body["round"]] = entry.seq
+    scores = table.game.round_scores
+    return {
+        number: scores[number - 1]
+        for number, seq in audits.items()
+        if seq <= table.finality.final and number <= len(scores)
+    }
+
+
+def play(schedule: Schedule) -> None:
+    """Play `schedule` and check the properties of the module's docstring."""
+    cheats = schedule.cheats
+
+    def factory(identity: Identity, seat: int, entropy: object) -> LocalSeat:
+        return Recording(identity, seat, entropy)  # type: ignore[arg-type]
+
+    network = start_tables(
+        schedule.players,
+        schedule.seed,
+        RuleOptions(rounds=2),
+        seats=factory,
+        timeout=60,
+        version=VERSION,
+    )
+    honest = [s for s in range(schedule.players) if s not in cheats]
+    host = network.tables[honest[0]]
+    worst = track_exposure(network, honest)
+    adversary = Adversary(network, cheats)
+    scored: dict[tuple[int, int], tuple[int, ...]] = {}
+
+    def check_scores() -> None:
+        for seat in honest:
+            for number, scores in _final_scores(network.tables[seat]).items():
+                assert scored.setdefault((seat, number), scores) == scores, (seat, number)
+
+    for step in schedule.steps:
+        target = len(host.entries) + step.wait
+        network.run(until=lambda t=target: len(host.entries) >= t or host.finished)  # type: ignore[misc]
+        adversary.act(step, host)
+        check_scores()
+    network.run()
+    check_scores()
+
+    assert worst == dict.fromkeys(honest, 0), f"honest tiles open to the others: {worst}"
+    for seat in honest:
+        for event in network.events[seat]:
+            if isinstance(event, FaultFound | ProofHeld | LateProof | Disqualified | Aborted):
+                assert event.fault.seat in cheats, (seat, event)
+            if isinstance(event, SeatLeft):
+                assert event.fault.seat in cheats, (seat, event)
+        game = network.tables[seat].game
+        assert not set(honest) & (game.disqualified | game.conceded), (seat, game.disqualified)
+    verdicts = set()
+    for seat in honest:
+        verdict = verify_entries(network.tables[seat].entries)
+        assert verdict.blamed is None or verdict.blamed in cheats, verdict.problem
+        assert set(verdict.removed) <= set(cheats), verdict.removed
+        table = verdict.table
+        assert table is not None
+        result = table.game.winners() if verdict.finished else ()
+        verdicts.add((verdict.valid, verdict.finished, verdict.blamed, table.game.totals, result))
+    assert len(verdicts) == 1, verdicts
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=EXAMPLES <= 30,
+)
+@given(schedules())
+def test_no_schedule_of_cheats_harms_an_honest_seat(schedule: Schedule) -> None:
+    play(schedule)
