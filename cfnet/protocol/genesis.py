@@ -37,8 +37,10 @@ def make_genesis(
     options: RuleOptions,
     seats: Sequence[SeatInfo],
     timeout: int = DEFAULT_TIMEOUT,
+    version: int = PROTOCOL_VERSION,
 ) -> Entry:
-    """The host's `table` entry (seq 0, seat 0) that every seat then accepts."""
+    """The host's `table` entry (seq 0, seat 0) that every seat then accepts (`version`: the
+    protocol version it binds; an older one that this cfnet still reads, for tests)."""
     if not seats or seats[0].key != identity.public:
         raise LocalProtocolError("the host must sit in seat 0 with its own key")
     options.check(len(seats))
@@ -49,7 +51,7 @@ def make_genesis(
     except ValueError as error:
         raise LocalProtocolError(str(error)) from None
     body = {
-        "version": PROTOCOL_VERSION,
+        "version": version,
         "name": name,
         "options": options.to_plain(),
         "timeout": timeout,

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from cfnet.errors import PeerProtocolError
 from cfnet.game.bots import Player, make_bot
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Appended, Event, drain
+from cfnet.protocol.events import Appended, Event, VoteCast, drain
 from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
-from cfnet.protocol.wire import DEFAULT_TIMEOUT
+from cfnet.protocol.wire import DEFAULT_TIMEOUT, PROTOCOL_VERSION
 from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity
 
@@ -84,7 +84,7 @@ class Network:
             if player is not None and table.awaiting_local_move:
                 table.choose(player.choose(table.view()))
             posted = table.entries_to_send(self.now)
-            self._take_events(seat)
+            self._send_votes(seat, self._take_events(seat), queue)
             for entry in posted:
                 moved = True
                 tamper = self.tampers.get(seat)
@@ -92,6 +92,36 @@ class Network:
                     queue.extend(
                         (seat, t, wire) for t in to or range(len(self.tables)) if t != seat
                     )
+        self._deliver(queue)
+        return moved
+
+    def _send_votes(
+        self, seat: int, events: list[Event], queue: deque[tuple[int, int, bytes]]
+    ) -> None:
+        """Queue each stall vote `seat` cast (in `events`) to every other peer."""
+        for event in events:
+            if isinstance(event, VoteCast):
+                queue.extend(
+                    (seat, t, event.vote.wire) for t in range(len(self.tables)) if t != seat
+                )
+
+    def resync(self) -> None:
+        """What the mesh does when links come back: each peer answers every other's `sync`
+        (its entries from the other's count - 1 on) and sends its own open stall vote again."""
+        queue: deque[tuple[int, int, bytes]] = deque()
+        for sender, table in enumerate(self.tables):
+            vote = table.own_vote()
+            for target, other in enumerate(self.tables):
+                if target == sender:
+                    continue
+                start = max(0, min(len(other.entries), len(table.entries)) - 1)
+                queue.extend((sender, target, e.wire) for e in table.entries[start:])
+                if vote is not None:
+                    queue.append((sender, target, vote.wire))
+        self._deliver(queue)
+
+    def _deliver(self, queue: deque[tuple[int, int, bytes]]) -> None:
+        """Deliver the queue (and the echoes it brings) over the links not cut."""
         while queue:
             sender, target, wire = queue.popleft()
             if (sender, target) in self.cut:
@@ -107,16 +137,17 @@ class Network:
                     queue.extend((target, t, echo) for t in range(len(self.tables)) if t != target)
             if self.watch is not None:
                 self.watch(self)
-        return moved
 
     def _advance_clock(self) -> bool:
         deadlines = [d for t in self.tables if (d := t.get_timer()) is not None]
         if not deadlines:
             return False
         self.now = max(self.now, min(deadlines))
+        queue: deque[tuple[int, int, bytes]] = deque()
         for seat, table in enumerate(self.tables):
             table.handle_timer(self.now)
-            self._take_events(seat)
+            self._send_votes(seat, self._take_events(seat), queue)
+        self._deliver(queue)
         return True
 
 
@@ -127,13 +158,15 @@ def start_tables(
     bots: Sequence[str] = ("greedy",),
     seats: SeatFactory | None = None,
     timeout: int = DEFAULT_TIMEOUT,
+    version: int = PROTOCOL_VERSION,
 ) -> Network:
-    """A network of `players` simulated peers at one new table (nothing posted yet)."""
+    """A network of `players` simulated peers at one new table of protocol `version` (nothing
+    posted yet)."""
     options = RuleOptions() if options is None else options
     identities = [sim_identity(seed, s) for s in range(players)]
     infos = [SeatInfo(f"bot{s}", identities[s].public) for s in range(players)]
     table_id = derived("cfnet/v1/sim-table", seed, size=16)
-    genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout)
+    genesis = make_genesis(identities[0], table_id, "selfplay", options, infos, timeout, version)
     factory = seats or (lambda identity, seat, entropy: LocalSeat(identity, seat, entropy))
     tables = [
         Table(genesis.wire, factory(identities[s], s, sim_entropy(seed, s))) for s in range(players)
@@ -149,8 +182,9 @@ def play_protocol_game(
     seed: int,
     options: RuleOptions | None = None,
     bots: Sequence[str] = ("greedy",),
+    version: int = PROTOCOL_VERSION,
 ) -> Network:
     """A complete game between `players` honest simulated peers."""
-    network = start_tables(players, seed, options, bots)
+    network = start_tables(players, seed, options, bots, version=version)
     network.run()
     return network

@@ -10,10 +10,10 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 """The version of the tables this cfnet makes: 3, where a player who leaves is dealt out and
 the game goes on (protocol.md 4.6)."""
-READ_VERSIONS = (2, 3)
+READ_VERSIONS = (2, 3, 4)
 """The versions it joins, resumes and verifies: in a version-2 table a departure ends the game."""
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 24 * 3600
@@ -37,6 +37,9 @@ ABORT = "abort"
 RESIGN = "resign"
 RETURN = "return"
 """A seat that left asks to be dealt in again: never a chain entry, carried in a `certify`."""
+STALL = "stall"
+"""A seat's vote that the seat due stalled (version 4): never a chain entry, carried in a
+`timeout` abort (votes.py)."""
 RETURNS = "returns"
 """The optional `certify` field carrying return requests."""
 TURN_KINDS = frozenset({PLAY, DRAW, PASS})
@@ -172,8 +175,9 @@ class Fault:
         }
 
 
-def parse_abort(body: Mapping[str, Any], players: int) -> Fault:
-    """The fault an abort body claims (shape only; the table checks the claim)."""
+def parse_abort(body: Mapping[str, Any], players: int, votes: bool = False) -> Fault:
+    """The fault an abort body claims (shape only; the table checks the claim). `votes`: a
+    `timeout` carries stall votes (protocol version 4)."""
     spec: dict[str, Check] = {
         "blamed": lambda v: is_int(v) and v < players,
         "code": lambda v: v in FAULT_CODES,
@@ -191,6 +195,8 @@ def parse_abort(body: Mapping[str, Any], players: int) -> Fault:
         BAD_PROOF: {"seq": is_int},
         TIMEOUT: {"seq": is_int},
     }
+    if votes:
+        shapes[TIMEOUT] = {"seq": is_int, "votes": lambda v: type(v) is list}
     check_body(f"{code} evidence", evidence, shapes[code])
     seq = evidence.get("seq")
     return Fault(body["blamed"], code, body["detail"], seq, evidence)
