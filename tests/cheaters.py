@@ -12,7 +12,7 @@ from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
 from cfnet.protocol.verify import Verdict, verify_entries
-from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
+from cfnet.protocol.wire import PROTOCOL_VERSION, RESIGN, TIMEOUT, Fault
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import Entry, sign_entry
 from cfnet.record.identity import Identity
@@ -65,15 +65,18 @@ def run(
     rounds: int = 1,
     bots: Sequence[str] = ("greedy",),
     times: int = 1,
+    version: int = PROTOCOL_VERSION,
 ) -> tuple[Network, Cheater | None]:
-    """A game in which seat `cheat` rewrites its entries and/or tampers with deliveries."""
+    """A game of protocol `version` in which seat `cheat` rewrites its entries and/or tampers
+    with deliveries."""
 
     def factory(identity: Identity, seat: int, entropy: Callable[[int], bytes]) -> LocalSeat:
         if seat == cheat and rewrite is not None:
             return Cheater(identity, seat, entropy, rewrite, times)
         return LocalSeat(identity, seat, entropy)
 
-    network = start_tables(players, seed, RuleOptions(rounds=rounds), bots, factory, timeout=60)
+    options = RuleOptions(rounds=rounds)
+    network = start_tables(players, seed, options, bots, factory, timeout=60, version=version)
     cheater = network.tables[cheat].local
     if isinstance(cheater, Cheater):
         cheater.table = network.tables[cheat]
@@ -162,7 +165,13 @@ def assert_timed_out(network: Network, stalled: int) -> SeatLeft:
     assert len({b"".join(e.wire for e in t.entries) for t in honest}) == 1
     verdict = verify_entries(honest[0].entries)
     assert verdict.valid and verdict.blamed is None, verdict.problem
-    assert f"claims seat {stalled} (bot{stalled})" in verdict.departures[0], verdict.departures
+    said = (  # from version 4 a timeout is proven by a majority's votes, not one seat's claim
+        f"seat {stalled} (bot{stalled}) did not post"
+        if honest[0].votes
+        else f"claims seat {stalled} (bot{stalled})"
+    )
+    assert said in verdict.departures[0], verdict.departures
+    assert honest[0].votes == ("timed out by the votes of" in verdict.departures[0])
     return left[0]
 
 

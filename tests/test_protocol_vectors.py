@@ -92,7 +92,7 @@ def test_vector_file() -> None:
 
 
 def test_regenerated_from_the_seeds(tmp_path: Path) -> None:
-    network = play_protocol_game(2, 1, RuleOptions(rounds=1), ("greedy",))
+    network = play_protocol_game(2, 1, RuleOptions(rounds=1), ("greedy",), version=3)
     path = tmp_path / "game.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == VECTOR.read_bytes()
@@ -145,7 +145,7 @@ class ScriptedPlayer:
 def test_the_listed_moves_reproduce_the_vector(tmp_path: Path) -> None:
     moves = _listed_moves()
     assert list(moves) == [1]
-    network = start_tables(2, 1, RuleOptions(rounds=1))
+    network = start_tables(2, 1, RuleOptions(rounds=1), version=3)
     shared = ScriptedPlayer(list(moves[1]))
     network.players = [shared, shared]
     network.run()
@@ -580,7 +580,7 @@ def test_a_malformed_abort_is_refused_and_its_author_named(change: dict[str, Any
 
 def _three_seats() -> list[Entry]:
     """A 3-seat table just after both accepts: seat 0 is due to post its shuffle_a at seq 3."""
-    network: Network = start_tables(3, 1, RuleOptions(rounds=1))
+    network: Network = start_tables(3, 1, RuleOptions(rounds=1), version=3)
     network.run(until=lambda: len(network.tables[0].entries) >= 3)
     return list(network.tables[0].entries[:3])
 
@@ -661,7 +661,7 @@ def test_the_redeal_vector_is_what_section_5_says(tmp_path: Path) -> None:
         == hashlib.sha256(bytes([len(label)]) + label + ctx + seed).digest()
     )
     # and the log follows from the seeds and the players' moves
-    network = start_tables(3, 21, RuleOptions(rounds=2))
+    network = start_tables(3, 21, RuleOptions(rounds=2), version=3)
     network.run(
         until=lambda: len(network.tables[0].public.moves if network.tables[0].public else ()) >= 4
     )
@@ -706,7 +706,7 @@ def test_the_removal_vector_is_what_section_5_says(tmp_path: Path) -> None:
     assert verdict.table is not None and verdict.table.game.totals == (53, 67, 57)
     assert verdict.table.game.winners() == (0,)
     # and the log follows from the seeds, the players' moves and seat 1's one false play
-    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2)
+    network, _ = run(3, 6, 1, plays_the_next_tile, rounds=2, version=3)
     path = tmp_path / "removal.cfnlog"
     write_log(path, network.tables[0].entries)
     assert path.read_bytes() == data
