@@ -41,7 +41,9 @@ from cfnet.protocol.events import (
     RoundStarted,
     SeatLeft,
     SeatReturned,
+    Stalled,
     Superseded,
+    VoteCast,
     drain,
 )
 from cfnet.protocol.table import Table
@@ -58,6 +60,7 @@ LATE = 0.5  # a timer this late means this process was stopped or starved...
 CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
 FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
+VOTE_RESEND = 5.0  # how often an open stall vote is sent again (a link may have come back)
 
 Follow = Callable[["NetGame", SessionEvent], None]
 """Shown each session event of a game as it happens (plain lines for a computer seat)."""
@@ -109,6 +112,8 @@ class NetGame:
         self.departure: SeatLeft | None = None  # the local seat left: the game goes on
         self._rejoin = False  # resumed: if it finds it has left, it asks to come back
         self._asked: bytes | None = None  # the return request posted for this deal
+        self._vote_sent: tuple[bytes, frozenset[bytes], float] | None = None  # what, to whom, when
+        self._stalled = False  # 2 seats dealt in and one stalled: no majority can time it out
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
 
@@ -232,7 +237,7 @@ class NetGame:
                     late = wakeup is not None and time.monotonic() - wakeup > LATE
                     await asyncio.sleep(CATCH_UP if late else GRACE)
                     judge = True
-            if self._fatal is None and not self.table.departed:
+            if self._fatal is None and not self.table.departed and not self._stalled:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
             if self.watchers is not None:
@@ -245,7 +250,7 @@ class NetGame:
         it), or this peer failed."""
         table = self.table
         left = table.departed and (not self._rejoin or table.removed)
-        return table.finished or left or self._fatal is not None
+        return table.finished or left or self._stalled or self._fatal is not None
 
     def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
@@ -269,8 +274,28 @@ class NetGame:
                     self.mesh.post(entry.wire)
                 if not posted:
                     break
+            self._send_vote()
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
+
+    def _send_vote(self, cast: bool = False) -> None:
+        """Send the local seat's open stall vote to every linked peer: when it is `cast`, and
+        again when a link came up since, or every VOTE_RESEND s (it is not a chain entry: no
+        `sync` brings it back if it was lost)."""
+        vote, now, linked = self.table.own_vote(), time.monotonic(), self.mesh.connected
+        if vote is None:
+            self._vote_sent = None
+            return
+        sent = self._vote_sent
+        if (
+            cast
+            or sent is None
+            or sent[0] != vote.wire
+            or not linked <= sent[1]
+            or now >= sent[2] + VOTE_RESEND
+        ):
+            self.mesh.resend(vote.wire)
+            self._vote_sent = (vote.wire, linked, now)
 
     def _ask_to_return(self) -> None:
         """Post the local seat's return request, once per deal: a seat still dealt in carries
@@ -354,9 +379,15 @@ class NetGame:
                     self.departure = event
                     how = "were removed from" if self.table.removed else "left"
                     self.result = GameAborted(f"you {how} the game: {text}")
-            elif isinstance(event, SeatReturned):
+            elif isinstance(event, SeatReturned | VoteCast):
                 names = [self._who(s) for s in range(self.table.players)]
                 self._emit(Notice(event.describe(names)))
+                if isinstance(event, VoteCast):
+                    self._send_vote(cast=True)
+            elif isinstance(event, Stalled):
+                names = [self._who(s) for s in range(self.table.players)]
+                self._stalled = True
+                self.result = GameAborted(event.describe(names))
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameAborted):  # a departure; the result stands
                     why = result_after_departure(self.table.game)
@@ -378,7 +409,11 @@ class NetGame:
         text = self._waits.notice(now)
         if text is not None:
             self._emit(Notice(text))
-        return self._waits.next_wakeup(now)
+        wakeup = self._waits.next_wakeup(now)
+        if self._vote_sent is not None:  # look again when the open vote is to be resent
+            resend = self._vote_sent[2] + VOTE_RESEND
+            wakeup = resend if wakeup is None else min(wakeup, resend)
+        return wakeup
 
     async def _linger(self) -> None:
         """Before leaving: tell every peer our final chain (`announce`, again whenever it
