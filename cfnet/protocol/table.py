@@ -157,10 +157,10 @@ class Table(Referee):
         """When `handle_timer` (or `entries_to_send`) next has something to do; None: nothing."""
         if self.finished:
             return None
-        if self.votes and self.ballot.blocked():
-            return None
         if self.votes and (post := self._timeout_post_time()) is not None:
             return post
+        if self.votes and self.ballot.blocked():
+            return None
         if self.fault is not None:
             if self.me in self.fault.posters:
                 return self.fault_time + self.fault.posters.index(self.me) * self.timeout

@@ -60,7 +60,8 @@ LATE = 0.5  # a timer this late means this process was stopped or starved...
 CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
 FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
-VOTE_RESEND = 5.0  # how often an open stall vote is sent again (a link may have come back)
+VOTE_RESEND = 5.0  # how often an open stall vote is sent again to every peer...
+VOTE_LOOK = 0.5  # ...and how often to look whether a link came up meanwhile (send it there)
 
 Follow = Callable[["NetGame", SessionEvent], None]
 """Shown each session event of a game as it happens (plain lines for a computer seat)."""
@@ -410,9 +411,9 @@ class NetGame:
         if text is not None:
             self._emit(Notice(text))
         wakeup = self._waits.next_wakeup(now)
-        if self._vote_sent is not None:  # look again when the open vote is to be resent
-            resend = self._vote_sent[2] + VOTE_RESEND
-            wakeup = resend if wakeup is None else min(wakeup, resend)
+        if self._vote_sent is not None:  # look again soon: a link may come up
+            look = now + VOTE_LOOK
+            wakeup = look if wakeup is None else min(wakeup, look)
         return wakeup
 
     async def _linger(self) -> None:
