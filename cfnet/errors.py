@@ -7,6 +7,9 @@ culprit is known (a signed entry), `seat` names it and it is evidence for a sign
 
 from __future__ import annotations
 
+import errno
+from pathlib import PurePath
+
 
 class LocalProtocolError(ValueError):
     """We tried to do something the protocol does not allow here; nothing changed."""
@@ -40,3 +43,12 @@ def describe(error: BaseException) -> str:
         reason = error.strerror[:1].lower() + error.strerror[1:]
         return f"{error.filename}: {reason}" if error.filename else reason
     return " ".join(str(error).split()) or type(error).__name__
+
+
+def cannot_write(path: PurePath, error: OSError) -> str:
+    """Why the file `path` could not be written, as one line for a person (a missing folder
+    named as such)."""
+    if error.errno == errno.ENOENT:
+        return f"cannot write {path}: there is no folder {path.parent}"
+    reason = (error.strerror or type(error).__name__).lower()
+    return f"cannot write {path}: {reason}"

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import signal
+
+from cfnet.net.discovery import SERVICE_ENV
+
+SUITE_SERVICE = "_cfnet-test._tcp.local."
+"""The mDNS service type the suite's tables are announced and looked for under (every `cfnet`
+process a test starts inherits it): a person's browser, looking under `_cfnet._tcp.local.` on
+the same machine, never lists the tables the suite makes up."""
+
+os.environ[SERVICE_ENV] = SUITE_SERVICE
 
 
 def pytest_configure() -> None:

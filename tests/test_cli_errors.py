@@ -5,6 +5,7 @@ address that is not this machine's is refused before anything is bound)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -26,11 +27,14 @@ FOREIGN = next(address for address in TEST_NETS if address not in machine_ipv4()
 
 @dataclass(frozen=True)
 class Files:
-    """A state directory, a 2-round log, the same log cut short, and a file of random bytes."""
+    """A state directory, a 2-round log, the same log cut short, the same log with one byte of
+    a middle record changed, its JSON record, and a file of random bytes."""
 
     home: Path
     log: Path
     truncated: Path
+    damaged: Path
+    record: Path
     random: Path
 
 
@@ -45,9 +49,20 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Files:
     )  # fmt: skip
     truncated = tmp / "truncated.cflog"
     truncated.write_bytes(log.read_bytes()[:-1])  # the last record lacks its last byte
+    damaged = tmp / "damaged.cflog"
+    data = bytearray(log.read_bytes())
+    data[len(data) // 2] ^= 0x10  # inside a middle record: no crash leaves this
+    damaged.write_bytes(data)
+    record = tmp / "game.json"
+    subprocess.run(
+        [*CFNET, "export", str(log), "-o", str(record)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     random = tmp / "random.bin"
     random.write_bytes(os.urandom(1000))
-    return Files(tmp / "home", log, truncated, random)
+    return Files(tmp / "home", log, truncated, damaged, record, random)
 
 
 @pytest.fixture
@@ -107,6 +122,10 @@ USAGE = [
     (["verify"], "the following arguments are required: log"),
     (["tables", "--wait", "0"], "give a number of seconds"),
     (["join"], "name a table, or give --connect HOST:PORT"),
+    (["bot"], "name a table, or give --connect HOST:PORT"),
+    (["bot", "friday", "--table", "kitchen"], "NAME 'friday' and --table 'kitchen' differ"),
+    (["replay", "x.cflog", "--to", "-3"], "argument --to: '-3': give a whole number, 0 to"),
+    (["replay", "x.cflog", "--round", "0"], "argument --round: '0': give a whole number, 1 to 10"),
     (["bogus"], "invalid choice: 'bogus'"),
     # a person's seat, or a screen, needs a terminal
     (["play", "--offline"], "needs a terminal"),
@@ -162,14 +181,88 @@ def test_a_port_in_use_is_named(files: Files, port_in_use: int) -> None:
 
 
 def test_an_unknown_table_is_one_line_after_the_wait(files: Files) -> None:
-    for command in ("join", "bot"):
+    """`join NAME`, `bot NAME` (as join and watch name a table) and `bot --table NAME`."""
+    for command, option in (("join", []), ("bot", []), ("bot", ["--table"])):
         name = f"no-such-table-{os.urandom(4).hex()}"
-        target = [name] if command == "join" else ["--table", name]
         result = cfnet(
-            files, command, *target, "--wait", "0.5", "--interface", LOOPBACK,
+            files, command, *option, name, "--wait", "0.5", "--interface", LOOPBACK,
             "--strategy", "greedy",
         )  # fmt: skip
         assert_one_line(result, 1, name)
+
+
+def test_nobody_at_the_address_is_said_in_cfnets_words(files: Files) -> None:
+    result = cfnet(
+        files, "join", "--connect", f"{LOOPBACK}:1", "--wait", "1", "--strategy", "greedy"
+    )
+    assert_one_line(result, 1, f"cannot reach the table at {LOOPBACK}:1: nothing listens there")
+    assert "Errno" not in result.stderr + result.stdout
+
+
+def test_a_damaged_log_is_damaged_in_text_and_json_and_export_fails(files: Files) -> None:
+    """One byte changed inside a middle record: verify's text says DAMAGED and --json says not
+    valid; export writes the record as far as the log goes, says why in one line and exits 1.
+    A log cut short inside its last record (as a crash leaves it) stays unfinished and valid."""
+    text = cfnet(files, "verify", str(files.damaged))
+    assert text.returncode == 1 and "DAMAGED: the file cannot be read on at byte" in text.stdout
+    assert "unfinished" not in text.stdout
+    verdict = json.loads(cfnet(files, "verify", "--json", str(files.damaged)).stdout)
+    assert (verdict["valid"], verdict["damaged"], verdict["finished"]) == (False, True, False)
+    cut = json.loads(cfnet(files, "verify", "--json", str(files.truncated)).stdout)
+    assert (cut["valid"], cut["damaged"], cut["finished"]) == (True, False, False)
+    out = files.home.parent / "damaged.json"
+    exported = cfnet(files, "export", str(files.damaged), "-o", str(out))
+    assert_one_line(exported, 1, f"{files.damaged} is damaged: the file cannot be read on")
+    record = json.loads(out.read_text())
+    assert record["valid"] is False and record["problem"] == verdict["problem"]
+
+
+def test_a_file_of_the_wrong_kind_is_named_with_what_reads_it(files: Files) -> None:
+    """A record given to verify, a log or other bytes given to import-check: what the file is,
+    and which command reads it; never a decoder's words."""
+    result = cfnet(files, "verify", str(files.record))
+    assert_one_line(result, 1, "not a cfnet log file but JSON text")
+    assert "cfnet import-check reads those" in result.stderr and "CFNLOG\\x00" not in result.stderr
+    result = cfnet(files, "import-check", str(files.log))
+    assert_one_line(result, 1, f"{files.log} is a cfnet log file, not a record: `cfnet export")
+    result = cfnet(files, "import-check", str(files.random))
+    assert_one_line(result, 1, f"{files.random} is not a record: byte")
+    assert "is not UTF-8 text" in result.stderr and "codec" not in result.stderr
+    text = files.home.parent / "notes.txt"
+    text.write_text("nothing to see\n")
+    result = cfnet(files, "import-check", str(text))
+    assert_one_line(result, 1, f"{text} is not a record: it is not JSON text")
+    assert "(char " not in result.stderr
+    missing = files.home.parent / "missing.json"
+    assert_one_line(cfnet(files, "import-check", str(missing)), 1, f"{missing}: no such file")
+
+
+def test_a_file_written_into_a_missing_folder_names_the_folder(files: Files) -> None:
+    """`export -o` and `selfplay --log` into a folder that does not exist."""
+    target = files.home.parent / "no-such-folder" / "game.json"
+    result = cfnet(files, "export", str(files.log), "-o", str(target))
+    assert_one_line(result, 1, f"cannot write {target}: there is no folder {target.parent}")
+    assert "Errno" not in result.stderr
+    log = target.with_suffix(".cflog")
+    result = cfnet(files, "selfplay", "--protocol", "--players", "2", "--rule", "rounds=1",
+                   "--log", str(log))  # fmt: skip
+    assert_one_line(result, 1, f"cannot write {log}: there is no folder {log.parent}")
+    assert ".tmp" not in result.stderr
+
+
+def test_watch_follow_of_a_missing_file_says_so_and_gives_up_after_the_wait(
+    files: Files,
+) -> None:
+    missing = files.home.parent / "not-yet.cflog"
+    result = cfnet(files, "watch", "--follow", str(missing), "--wait", "0.5")
+    assert f"no file {missing} yet: waiting up to 0.5 s" in result.stdout
+    assert_one_line(result, 1, f"no file {missing} appeared within 0.5 s")
+    assert_one_line(cfnet(files, "watch", "--follow", str(files.home.parent)), 1, "is not a file")
+
+
+def test_import_check_counts_rounds_not_deals(files: Files) -> None:
+    result = cfnet(files, "import-check", str(files.record))
+    assert result.returncode == 0 and "record ok: 2 rounds," in result.stdout, result
 
 
 def test_nothing_to_resume_and_a_home_that_is_a_file_are_one_line(files: Files) -> None:

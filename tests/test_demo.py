@@ -90,7 +90,7 @@ def test_three_players_play_a_verified_round_and_leave_nothing_behind(tmp_path: 
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert re.search(r"^table demo-\w+ open on 127.0.0.1:\d+ \(loopback only\)", out, re.M)
-    assert "cfnet bot --table demo-" in out and "finds it by mDNS" in out
+    assert "cfnet bot demo-" in out and "finds it by mDNS" in out
     assert "seat 2:" in out and "(its own process)" in out
     assert "centre [" in out and "├─ a: [" in out  # the board tree
     assert re.search(r"^  \w+ played \d-\d on [a-z]+, \d+ left$", out, re.MULTILINE)

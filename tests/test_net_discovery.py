@@ -23,6 +23,7 @@ from cfnet.net.discovery import (
     TableInfo,
     TxtError,
     check_name,
+    service_type,
     txt_properties,
 )
 from cfnet.net.lobby import check_player
@@ -249,7 +250,7 @@ def test_a_table_name_is_one_dns_label_on_the_wire(name: str) -> None:
     info = table(name=name, table_id=os.urandom(16))
     records = asyncio.run(_announced(info))
     label = f"{name.replace('.', ONE_DOT_LEADER)} [{info.table_id.hex()[:12]}]".encode()
-    service = [label, b"_cfnet", b"_tcp", b"local"]
+    service = [label, *(part.encode() for part in service_type().removesuffix(".").split("."))]
     assert (service[1:], 12, service) in records  # PTR -> the instance, one label
     kinds = {kind for owner, kind, _ in records if owner == service}
     assert {16, 33} <= kinds  # its TXT and SRV records are owned by that one label
@@ -341,7 +342,7 @@ def test_a_host_on_two_networks_announces_only_where_its_lobby_listens(tmp_path:
 def test_the_instance_label_vector_of_protocol_md() -> None:
     """protocol.md 6.4's example: table "St. Mary's", id 00112233..., one 27-byte label."""
     info = table(name="St. Mary's", table_id=bytes.fromhex("00112233445566778899aabbccddeeff"))
-    label = info.instance.removesuffix("._cfnet._tcp.local.").encode()
+    label = info.label.encode()
     vector = "53 74 e2 80 a4 20 4d 61 72 79 27 73 20 5b 30 30 31 31 32 32 33 33 34 34 35 35 5d"
     assert label == bytes.fromhex(vector) and len(label) == 27
     spec = " ".join((Path(__file__).parent.parent / "protocol.md").read_text().split())

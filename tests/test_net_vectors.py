@@ -518,11 +518,11 @@ def test_txt_record_vector() -> None:
     table = TableInfo(
         "Friday night", TABLE_ID, "alice", HOST_FP, RuleOptions(rounds=3), 4, 2, True, port=40000
     )
-    assert table.instance == "Friday night [000102030405]._cfnet._tcp.local."
+    assert f"{table.label}.{SERVICE_TYPE}" == "Friday night [000102030405]._cfnet._tcp.local."
     assert table.to_txt() == TXT
     info = ServiceInfo(  # a local object: nothing is sent
         SERVICE_TYPE,
-        table.instance,
+        f"{table.label}.{SERVICE_TYPE}",
         port=40000,
         properties=table.to_txt(),
         parsed_addresses=["192.168.1.20"],

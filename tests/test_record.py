@@ -152,7 +152,8 @@ def test_a_game_with_a_cheater_removed_exports_its_disqualification(
         (2, [0, 2]),
     ]
     assert list(check_record(record)) == []
-    assert main(["import-check", str(out)]) == 0
     capsys.readouterr()
+    assert main(["import-check", str(out)]) == 0
+    assert "record ok: 2 rounds (1 dealt again)," in capsys.readouterr().out
     record["winners"] = [1]  # a disqualified seat never wins, whatever its total
     assert any(p.startswith("winners: [1]") for p in check_record(record))

@@ -77,6 +77,9 @@ def test_default_home_follows_the_platform_and_the_override() -> None:
     )
     assert default_home(env, "darwin") == Path("/home/ada/Library/Application Support/cfnet")
     assert default_home(env | {"CFNET_HOME": "/srv/cf"}, "darwin") == Path("/srv/cf")
+    local = {"LOCALAPPDATA": "/users/ada/appdata/local"}
+    assert default_home(env | local, "win32") == Path("/users/ada/appdata/local/cfnet")
+    assert default_home(env, "win32") == Path("/home/ada/AppData/Local/cfnet")
 
 
 def test_home_and_identity_are_private(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(prog="cfnet demo bot")
     bot.add_arguments(parser)
     args = parser.parse_args(argv[1:])
-    config = join_config(args, args.table)
+    config = join_config(args, bot.table_name(args))
     entropy = partial(sim_entropy, int(argv[0]))
     return run_join(config, partial(front, table=config.table), "bot", entropy=entropy)
 

@@ -50,6 +50,7 @@ from cfnet.seat.net_game import NetGame, same_end_exits
 from cfnet.seat.process import drain
 from cfnet.seat.seating import urandom
 from cfnet.seat.session import GameAborted, SessionEvent
+from cfnet.seat.signals import catch
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.lines import PlainLines
 from cfnet.ui.live_view import LiveView
@@ -71,7 +72,7 @@ class DemoError(Exception):
 
 
 def _log_destination(name: str) -> Path:
-    """Where the demo keeps the game log: the current directory, else the data directory."""
+    """Where the demo keeps the game log: the current directory, else the state directory."""
     filename = f"cfnet-{name}.cflog"
     here = Path.cwd()
     if os.access(here, os.W_OK):
@@ -108,7 +109,7 @@ class Demo:
     async def run(self) -> int:
         main = asyncio.current_task()
         assert main is not None
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._terminate, main)
+        catch([signal.SIGTERM], lambda _signum: self._terminate(main))
         identity = load_identity(self.home)
         me = "you" if self.args.human else "demo"
         entropy = urandom if self.args.seed is None else partial(sim_entropy, self.args.seed)
@@ -188,7 +189,7 @@ class Demo:
             )
             self.say(
                 f"started {name} (process {hosting.bots.children[-1].process.pid}): "
-                f"cfnet bot --table {self.name}, finds it by mDNS"
+                f"cfnet bot {self.name}, finds it by mDNS"
             )
             await self._joined.wait()
 

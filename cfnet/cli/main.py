@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import pkgutil
 import shlex
@@ -96,8 +97,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def utf8_output() -> None:
+    """Windows writes a pipe or a file in its ANSI code page, which lacks the board's lines and
+    most languages' letters: there cfnet's output is UTF-8, as it is on every other system."""
+    if sys.platform == "win32":
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, io.TextIOWrapper):
+                stream.reconfigure(encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    utf8_output()
     words = list(sys.argv[1:] if argv is None else argv)
     apply(words)  # before the parser is built: its help is in the language chosen
     first = next(iter(without_language_options(words)), None)  # the command, if one is named

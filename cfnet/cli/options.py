@@ -113,8 +113,8 @@ def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help=f"rule option {scope}".rstrip() + ": rounds=1..10, start_trains=N..8, "
-        "double_blank_50=on|off",
+        help=f"rule option {scope}".rstrip() + ": rounds=1..10, start_trains=N..8 (the trains "
+        "the centre needs before other plays; N: the number of players), double_blank_50=on|off",
     )
 
 

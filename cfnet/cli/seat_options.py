@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from cfnet.seat.seating import Front
 
 JOIN_LOOK = 5.0  # how long `cfnet join NAME` looks for the table on the LAN without --wait
-BOT_LOOK = 30.0  # ... and `cfnet bot --table NAME`
+BOT_LOOK = 30.0  # ... and `cfnet bot NAME`
 
 
 def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | None) -> None:

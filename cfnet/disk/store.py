@@ -3,7 +3,8 @@
 home/identity.key (0600); home/tables/<table id hex>/ (0700) holds table.cflog, secrets.msgpack,
 meta.msgpack and lock (all 0600). Every write is durable before it returns: a log append is
 fsynced, secrets and metadata are replaced atomically. One process at a time holds a table
-(an exclusive flock on its lock file). Plain blocking POSIX file I/O: no asyncio, no network.
+(an exclusive lock on its lock file: cfnet.disk.locking). Plain blocking file I/O: no asyncio,
+no network.
 `keep_spare_descriptors` (at start) keeps a few file descriptors for the table's files, so
 that a descriptor table filled by network connections cannot keep a seat from saving.
 """
@@ -11,11 +12,9 @@ that a descriptor table filled by network connections cannot keep a seat from sa
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import logging
 import os
-import resource
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,9 +22,12 @@ from types import TracebackType
 from typing import BinaryIO, ParamSpec, TypeVar
 
 from cfnet.disk.home import default_home
+from cfnet.disk.limits import raise_open_file_limit
+from cfnet.disk.locking import try_lock
 from cfnet.errors import LocalProtocolError
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import RuleOptionError, RuleOptions
+from cfnet.record.binary_open import O_BINARY
 from cfnet.record.codec import DecodeError, Plain, decode_bounded, encode_canonical
 from cfnet.record.entry import TABLE_ID_BYTES, Entry
 from cfnet.record.identity import Identity
@@ -54,7 +56,6 @@ META_VERSION = 1
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 SPARE_DESCRIPTORS = 8  # a store operation opens at most 3 files at once
-UNLIMITED_FILES = 10240  # the open-file limit aimed at when the hard limit is "unlimited"
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -94,11 +95,7 @@ _SPARE = _Spare()
 def keep_spare_descriptors(count: int = SPARE_DESCRIPTORS) -> None:
     """At the start of a seat's process: raise the soft open-file limit to the hard one, and
     keep `count` descriptors in reserve for the state directory's files."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = UNLIMITED_FILES if hard == resource.RLIM_INFINITY else hard
-    if soft != resource.RLIM_INFINITY and soft < target:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    raise_open_file_limit()
     _SPARE.keep(count)
 
 
@@ -324,10 +321,9 @@ class TableStore:
         path = table_dir(home, table_id)
         if not (path / META_FILE).is_file():
             raise StoreError(f"no table {table_id.hex()} in {home}")
-        lock = os.fdopen(os.open(path / LOCK_FILE, os.O_RDWR | os.O_CREAT, FILE_MODE), "r+b")
-        try:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        flags = os.O_RDWR | os.O_CREAT | O_BINARY
+        lock = os.fdopen(os.open(path / LOCK_FILE, flags, FILE_MODE), "r+b")
+        if not try_lock(lock):
             lock.close()
             raise StoreError(
                 f"table {table_id.hex()} is in use by another cfnet process; stop it first"

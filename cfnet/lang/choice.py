@@ -1,5 +1,5 @@
 """The choice of the language in effect: `--lang`, else the language chosen in the browser
-(remembered in the data directory), else the environment as gettext reads it, else English."""
+(remembered in the state directory), else the environment as gettext reads it, else English."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""mDNS discovery of tables (`_cfnet._tcp.local.`) with zeroconf's asyncio API.
+"""mDNS discovery of tables (`_cfnet._tcp.local.`, or $CFNET_MDNS_SERVICE) with zeroconf's
+asyncio API.
 
 One `Discovery` per process owns the one AsyncZeroconf (created inside the running loop); it
 advertises our tables and browses for others. Browser callbacks never block: each resolve runs
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -19,7 +21,7 @@ from zeroconf import IPVersion, RecordUpdate, RecordUpdateListener, ServiceState
 from zeroconf._dns import DNSText  # zeroconf's TXT record class (not in its __all__)
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from cfnet.errors import LocalProtocolError, describe
+from cfnet.errors import LocalProtocolError, UsageError, describe
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.net.handshake import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
@@ -28,10 +30,26 @@ from cfnet.record.entry import TABLE_ID_BYTES
 log = logging.getLogger("cfnet.net")
 
 SERVICE_TYPE = "_cfnet._tcp.local."
+SERVICE_ENV = "CFNET_MDNS_SERVICE"
+"""A service type to use instead of SERVICE_TYPE: the test suite sets its own, so that the
+tables it makes up never appear in a person's browser on the same machine."""
+_SERVICE = re.compile(r"_[A-Za-z0-9](?:[A-Za-z0-9-]{0,13}[A-Za-z0-9])?\._tcp\.local\.\Z")
 MAX_NAME_BYTES = 40  # a DNS label and the `host` TXT value are cut to this (fit_name)
 RESOLVE_TIMEOUT_MS = 3000
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
+
+
+def service_type(environ: Mapping[str, str] = os.environ) -> str:
+    """The mDNS service type tables are announced and looked for under: $CFNET_MDNS_SERVICE if
+    set, else SERVICE_TYPE; UsageError if it is not an RFC 6763 service type over TCP."""
+    chosen = environ.get(SERVICE_ENV) or SERVICE_TYPE
+    if not _SERVICE.match(chosen):
+        raise UsageError(
+            f"{SERVICE_ENV}={chosen!r} is not a service type: give one such as "
+            "_cfnet-test._tcp.local. (an underscore, 1 to 15 letters, digits or hyphens)"
+        )
+    return chosen
 
 
 def fingerprint_text(text: str) -> str:
@@ -127,11 +145,15 @@ class TableInfo:
         return f"{self.address}:{self.port} (host {self.host}, key {self.fingerprint})"
 
     @property
+    def label(self) -> str:
+        """The instance label: one DNS label, the table name (each "." replaced by LABEL_DOT)
+        and the start of the table id."""
+        return f"{fit_name(self.name.replace('.', LABEL_DOT))} [{self.table_id.hex()[:12]}]"
+
+    @property
     def instance(self) -> str:
-        """The unique mDNS instance name: one DNS label (the table name, each "." replaced by
-        LABEL_DOT, plus the start of the table id), then the service type."""
-        label = fit_name(self.name.replace(".", LABEL_DOT))
-        return f"{label} [{self.table_id.hex()[:12]}].{SERVICE_TYPE}"
+        """The unique mDNS instance name: the label, then the service type in use."""
+        return f"{self.label}.{service_type()}"
 
     def to_txt(self) -> dict[str, str]:
         """The TXT properties (every value far below 255 bytes); a host player name over 40
@@ -230,16 +252,17 @@ class TableBrowser(RecordUpdateListener):
     change when a TXT returns to a value it still has cached (a join then a leave within a
     second), so every TXT record received is also listened to here."""
 
-    def __init__(self, zc: AsyncZeroconf, skip: Callable[[str], bool]) -> None:
+    def __init__(self, zc: AsyncZeroconf, skip: Callable[[str], bool], service: str) -> None:
         self.tables: dict[str, TableInfo] = {}
         self.skipped: dict[str, str] = {}  # instance name -> why it is not listed
         self._zc = zc
         self._skip = skip
+        self._service = service
         self._txt: dict[str, bytes] = {}  # by lower-case name: the last TXT received
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
         zc.zeroconf.async_add_listener(self, None)
-        self._browser = AsyncServiceBrowser(zc.zeroconf, SERVICE_TYPE, handlers=[self._on_change])
+        self._browser = AsyncServiceBrowser(zc.zeroconf, service, handlers=[self._on_change])
 
     def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
         """zeroconf's call for every record received: note our tables' TXT; re-resolve a
@@ -250,7 +273,7 @@ class TableBrowser(RecordUpdateListener):
             if (
                 not isinstance(record, DNSText)
                 or record.is_expired(now)
-                or not key.endswith("." + SERVICE_TYPE.lower())
+                or not key.endswith("." + self._service.lower())
                 or self._skip(record.name)
                 or self._txt.get(key) == record.text
             ):
@@ -283,7 +306,7 @@ class TableBrowser(RecordUpdateListener):
             self._changed.notify_all()
 
     async def _resolve(self, name: str) -> None:
-        info = AsyncServiceInfo(SERVICE_TYPE, name)
+        info = AsyncServiceInfo(self._service, name)
         if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
             self._skipped(name, f"no SRV/TXT answer within {RESOLVE_TIMEOUT_MS / 1000:g} s")
             return
@@ -351,12 +374,14 @@ _SOCKET_TROUBLE = _SocketTrouble()
 class Discovery:
     """The process's one AsyncZeroconf; use `async with Discovery(interface) as d:`.
 
-    `interface` is an IPv4 address to bind mDNS to (tests: "127.0.0.1"); None means all.
-    zeroconf's socket errors are logged in one line (`_SocketTrouble`), never a traceback.
+    `interface` is an IPv4 address to bind mDNS to (tests: "127.0.0.1"); None means all. Tables
+    are announced and looked for under `service_type()`. zeroconf's socket errors are logged in
+    one line (`_SocketTrouble`), never a traceback.
     """
 
     def __init__(self, interface: str | None = None) -> None:
         self._interface = interface
+        self.service = service_type()
         self._zc: AsyncZeroconf | None = None
         self._advertised: dict[bytes, AsyncServiceInfo] = {}
         self._browsers: list[TableBrowser] = []
@@ -381,8 +406,8 @@ class Discovery:
 
     def _service(self, table: TableInfo, addresses: list[str]) -> AsyncServiceInfo:
         return AsyncServiceInfo(
-            SERVICE_TYPE,
-            table.instance,
+            self.service,
+            f"{table.label}.{self.service}",
             port=table.port,
             properties=table.to_txt(),
             parsed_addresses=addresses,
@@ -414,7 +439,7 @@ class Discovery:
 
     def browse(self) -> TableBrowser:
         """Start browsing for tables other than our own."""
-        browser = TableBrowser(self.zc, self._is_own)
+        browser = TableBrowser(self.zc, self._is_own, self.service)
         self._browsers.append(browser)
         return browser
 

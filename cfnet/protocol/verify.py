@@ -31,7 +31,7 @@ from cfnet.protocol.table import OFFLINE, Table
 from cfnet.protocol.votes import vote_seats
 from cfnet.protocol.wire import ABORT, RESIGN, REVEAL, TIMEOUT, Fault
 from cfnet.record.entry import Entry
-from cfnet.record.logfile import LogFileError, link_problem
+from cfnet.record.logfile import CorruptLog, LogFileError, link_problem
 
 
 @dataclass
@@ -41,8 +41,9 @@ class Verdict:
     `blamed` is the seat proven at fault by an entry whose signature was checked (None if none);
     `claim` is a `timeout` abort, only its poster's (`claimed_by`) word; `due` is the seat that
     was due where the log stops (it is not blamed for it); `problem` says, in one line, why the
-    log is not a valid finished game ('' if it is); `after` what the file holds beyond the entry
-    that decided (read only to report it)."""
+    log is not a valid finished game ('' if it is); `damaged` that the file is damaged (not just
+    cut short, as a crash leaves it) before the game's end; `after` what the file holds beyond the
+    entry that decided (read only to report it)."""
 
     table: Table | None
     rounds: list[RoundScored] = field(default_factory=list)
@@ -56,6 +57,7 @@ class Verdict:
     abort: Fault | None = None
     abort_by: int | None = None
     due: int | None = None
+    damaged: bool = False  # damage no crash explains stopped the reading before the game's end
     due_kinds: tuple[str, ...] = ()
     after: str = ""
     note: str = ""  # a departure that left the result standing, in a valid finished game
@@ -64,9 +66,10 @@ class Verdict:
 
     @property
     def valid(self) -> bool:
-        """The log holds a table and no proven fault ended the game (a seat proven to cheat
-        was removed, and the game went on or its result stood without it)."""
-        return self.table is not None and self.blamed is None
+        """The log holds a table, no proven fault ended the game (a seat proven to cheat was
+        removed, and the game went on or its result stood without it), and no damage cut it
+        short."""
+        return self.table is not None and self.blamed is None and not self.damaged
 
     @property
     def finished(self) -> bool:
@@ -278,16 +281,19 @@ class Judge:
             self.verdict.problem = self.verdict.problem or f"after the end, {damage}"
         else:
             self.judging = False
+            self.verdict.damaged = isinstance(error, CorruptLog)
             self._stops(damage)
 
     def finish(self) -> Verdict:
+        """The verdict on what was taken so far (the same each time it is asked)."""
         verdict, table = self.verdict, self.table
         if self.judging and not table.finished:
             self._stops()
+        notes = list(self.notes)
         if self.skipped:
             what = "entry follows" if self.skipped == 1 else "entries follow"
-            self.notes.insert(0, f"{self.skipped} more {what}, not judged")
-        verdict.after = "; ".join(self.notes)
+            notes.insert(0, f"{self.skipped} more {what}, not judged")
+        verdict.after = "; ".join(notes)
         return verdict
 
 

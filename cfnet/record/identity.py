@@ -13,6 +13,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl import bindings as sodium
 from nacl.exceptions import BadSignatureError
 
+from cfnet.record.binary_open import O_BINARY
+
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 64
 
@@ -47,7 +49,7 @@ class Identity:
             return cls.from_seed(data)
         identity = cls.generate()
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(identity.seed)
             f.flush()

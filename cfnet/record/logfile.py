@@ -8,6 +8,7 @@ damage anywhere else, or a record that was written whole but is wrong, is `Corru
 from __future__ import annotations
 
 import os
+import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from cfnet.errors import LocalProtocolError
+from cfnet.record.binary_open import O_BINARY
 from cfnet.record.entry import GENESIS_PREV, MAX_ENTRY_BYTES, Entry, MalformedEntry, decode_entry
 
 MAGIC = b"CFNLOG\x00\x01"
@@ -79,8 +81,18 @@ def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -
     if head != MAGIC:
         if MAGIC.startswith(head):
             raise TornTail(name, 0, 0, f"the file ends inside its {len(MAGIC)}-byte header")
-        raise CorruptLog(name, 0, 0, f"not a cfnet log file (expected header {MAGIC!r})")
+        raise CorruptLog(name, 0, 0, not_a_log(head))
     yield from iter_log_from(f, len(MAGIC), None, 0, name, max_entry)
+
+
+def not_a_log(head: bytes) -> str:
+    """Why a file that begins with `head` is not a log, saying what it looks like instead."""
+    if head.lstrip()[:1] in (b"{", b"["):
+        return (
+            "not a cfnet log file but JSON text (a record from cfnet export? "
+            "cfnet import-check reads those)"
+        )
+    return "not a cfnet log file (it does not begin with the log header, CFNLOG)"
 
 
 def iter_log_from(
@@ -249,7 +261,7 @@ def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
     moment leaves either the old file or the new one: temporary file, fsync, rename, fsync dir."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.unlink(missing_ok=True)  # a crash's leftover: O_EXCL below then creates it with `mode`
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, mode)
     with os.fdopen(fd, "wb") as f:
         f.write(data)
         f.flush()
@@ -259,7 +271,10 @@ def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
 
 
 def fsync_dir(path: Path) -> None:
-    """Make the creation, renaming or removal of names in directory `path` durable."""
+    """Make the creation, renaming or removal of names in directory `path` durable (POSIX;
+    Windows cannot open a directory as a file, and its file system journals names itself)."""
+    if sys.platform == "win32":
+        return
     dir_fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(dir_fd)

@@ -8,6 +8,7 @@ public moves only.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from cfnet.game.round import Round, absent_scores
 from cfnet.game.rules import RuleOptionError, RuleOptions
 from cfnet.game.tiles import Tile, TileParseError
 from cfnet.record.identity import fingerprint
+from cfnet.record.logfile import MAGIC
 from cfnet.review.timeline import Timeline
 
 FORMAT = "cfnet-record"
@@ -45,6 +47,8 @@ def export_record(timeline: Timeline, log_sha256: str) -> dict[str, Any]:
         for position in timeline.positions[start + 1 :]:
             if position.index == 0:
                 break
+            if position.move is None:
+                continue  # a departure, a return or the abort: a note, not a move
             move, seat = position.move, position.seat
             row: dict[str, Any] = {"seat": seat}
             if isinstance(move, Play):
@@ -137,6 +141,27 @@ def _move(row: Any, where: str) -> tuple[Move, Tile | None, int | None]:
     raise RecordError(f"{where}: move type {kind!r} is not play, draw or pass")
 
 
+def parse_record(data: bytes, name: str) -> Any:
+    """The JSON value in `data` (the file `name`); RecordError saying, in a person's words, why
+    it is not a record's text (a cfnet log file, not UTF-8, not JSON)."""
+    if data.startswith(MAGIC):
+        raise RecordError(
+            f"{name} is a cfnet log file, not a record: `cfnet export {name}` writes its record"
+        )
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise RecordError(
+            f"{name} is not a record: byte {error.start} is not UTF-8 text "
+            "(a record is JSON text, as cfnet export writes it)"
+        ) from None
+    except json.JSONDecodeError as error:
+        raise RecordError(
+            f"{name} is not a record: it is not JSON text ({error.msg.lower()} at line "
+            f"{error.lineno}, column {error.colno}); cfnet export writes records"
+        ) from None
+
+
 def check_record(record: Any) -> Iterator[str]:
     """Replay `record` through the engine; yields each problem found (none: every move is
     legal and the ends, scores, totals and winners are those the moves give)."""
@@ -162,6 +187,8 @@ def _check(record: Any) -> Iterator[str]:
     complete = 0
     number = 0
     records = _get(record, "rounds", list, "record")
+    if not all(isinstance(data, dict) for data in records):
+        raise RecordError("record: each item of 'rounds' must be an object")
     for i, data in enumerate(records):
         abandoned = i + 1 < len(records) and records[i + 1].get("round") == data.get("round")
         number += not (i and records[i - 1].get("round") == data.get("round"))

@@ -1,23 +1,24 @@
-"""Child processes a command starts (computer players): each in its own session (Ctrl-C
-reaches only the command, which stops them), each told by the kernel to exit should the command
-die (Linux); `Children.stop()` leaves none behind. `Children.start_bot` is the one way a computer
-player's `cfnet bot` process is started (by `cfnet host --bots`, the lobby screen and the demo).
+"""Child processes a command starts (computer players): each out of reach of the command's
+Ctrl-C (the command stops them) and, on Linux, told by the kernel to exit should the command
+die (cfnet.seat.spawn); `Children.stop()` leaves none behind. `Children.start_bot` is the one
+way a computer player's `cfnet bot` process is started (by `cfnet host --bots`, the lobby screen
+and the demo).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from cfnet.disk.store import load_identity, prepare_home
 from cfnet.game.expert_bot import DEFAULT_THINK
+from cfnet.seat.signals import signal_name
+from cfnet.seat.spawn import child_options
 
 STOP_WAIT = 3.0  # after SIGTERM, how long a child may take before it is killed
 
@@ -39,29 +40,13 @@ class Child:
 
     def failure(self, code: int) -> str:
         how = (
-            f"was killed by signal {signal.Signals(-code).name}"
+            f"was killed by signal {signal_name(-code)}"
             if code < 0
             else f"stopped with exit code {code}"
         )
         tail = self.tail()
         said = f"; its last output:\n{tail}" if tail else ""
         return f"computer player {self.name} (process {self.process.pid}) {how}{said}"
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """Linux: a function for `preexec_fn` that has the child get SIGTERM if the demo dies."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig = 1
-
-    def arm() -> None:
-        prctl(pr_set_pdeathsig, signal.SIGTERM)
-
-    return arm
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +88,7 @@ class Children:
 
     def __init__(self) -> None:
         self.children: list[Child] = []
-        self._arm = _die_with_parent()
+        self._options = child_options()
 
     def start(self, name: str, command: Sequence[str], output: Path) -> Child:
         with open(output, "wb") as out:
@@ -112,8 +97,7 @@ class Children:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
-                preexec_fn=self._arm,  # only a prctl call, looked up before the fork
+                **self._options,
             )
         child = Child(name, process, output)
         self.children.append(child)

@@ -1,13 +1,13 @@
 """What every seated command's process does around its asyncio loop: the checks before it,
-where it logs, the loop itself (SIGTERM and SIGHUP end it as Ctrl-C does) and how a stop or
-a failure is said (exit status 130 or 128 + N, 2 for a usage error, 1 for any other)."""
+where it logs, the loop itself (a stop signal, cfnet.seat.signals, ends it as Ctrl-C does) and
+how a stop or a failure is said (exit status 130 or 128 + N, 2 for a usage error, 1 for any
+other)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import signal
 import sys
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
@@ -18,8 +18,8 @@ from cfnet.errors import UsageError, describe, exit_status
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.net.faults import chaos_from_env
 from cfnet.seat.config import PeerConfig
+from cfnet.seat.signals import catch, signal_name, stop_signals
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # end a peer as Ctrl-C does
 CLIENT_LOG = "client.log"
 
 
@@ -79,7 +79,8 @@ async def drain(timeout: float = 1.0) -> None:
 
 
 class Stopped(KeyboardInterrupt):
-    """SIGTERM or SIGHUP (a kill, a closed terminal) ended the loop, as Ctrl-C does."""
+    """A stop signal (a kill, a closed terminal: cfnet.seat.signals) ended the loop, as Ctrl-C
+    does."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -87,12 +88,11 @@ class Stopped(KeyboardInterrupt):
 
 
 def run_loop(main: Coroutine[Any, Any, int]) -> int:
-    """`asyncio.run(main)`, where SIGTERM and SIGHUP cancel `main` as Ctrl-C does, so that
+    """`asyncio.run(main)`, where a stop signal cancels `main` as Ctrl-C does, so that
     every cleanup runs (a table is withdrawn from mDNS, with goodbye packets); then `Stopped`."""
     received: list[int] = []
 
     async def guarded() -> int:
-        loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
 
@@ -100,13 +100,11 @@ def run_loop(main: Coroutine[Any, Any, int]) -> int:
             received.append(signum)
             task.cancel()
 
-        for signum in STOP_SIGNALS:
-            loop.add_signal_handler(signum, stop, signum)
+        release = catch(stop_signals(), stop)
         try:
             return await main
         finally:
-            for signum in STOP_SIGNALS:
-                loop.remove_signal_handler(signum)
+            release()
 
     try:
         return asyncio.run(guarded())
@@ -119,7 +117,7 @@ def run_loop(main: Coroutine[Any, Any, int]) -> int:
 def interrupted(command: str, stop: KeyboardInterrupt) -> int:
     """Say how the command was stopped; 130 for Ctrl-C, 128 + N for signal N."""
     if isinstance(stop, Stopped):
-        how, code = f"stopped by {signal.Signals(stop.signum).name}", 128 + stop.signum
+        how, code = f"stopped by {signal_name(stop.signum)}", 128 + stop.signum
     else:
         how, code = "interrupted", 130
     print(

@@ -294,8 +294,9 @@ class BrowserScreen(Page):
                 "Rules [defaults]",
                 self._host_rules,
                 "",
-                f"NAME=VALUE ...: rounds=1..10, start_trains=N..8, double_blank_50=on|off. "
-                f"Enter: {default}",
+                f"NAME=VALUE ...: rounds=1..10; start_trains=N..8, the trains the centre "
+                f"needs before other plays, where N is the number of players "
+                f"({self._form.seats} here); double_blank_50=on|off. Enter: {default}",
             )
         )
 

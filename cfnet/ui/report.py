@@ -51,6 +51,8 @@ def verdict_line(verdict: Verdict) -> str:
     problem = escaped(verdict.problem, SENTENCE_CHARS)
     if verdict.blamed is not None:
         return f"INVALID: {problem}"
+    if verdict.damaged:
+        return f"DAMAGED: {problem}"
     return ("unfinished: " if not verdict.finished else "") + problem
 
 

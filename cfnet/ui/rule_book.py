@@ -46,9 +46,9 @@ def show_rule_book(out: TextIO) -> None:
 
 def markdown_lines(text: str, columns: int, rtl: bool) -> list[str]:
     """Markdown as terminal lines of at most `columns` cells: each paragraph and list item
-    rewrapped (an item's lines hang under its text), headings, table rows and fenced blocks
-    kept line for line; every line as `display_lines` writes it (`rtl`: the text is right to
-    left)."""
+    rewrapped (an item's lines hang under its text, a heading's under its title), table rows
+    and fenced blocks kept line for line; every line as `display_lines` writes it (`rtl`: the
+    text is right to left)."""
     out: list[str] = []
     block: list[str] = []
     hang = ""
@@ -66,7 +66,11 @@ def markdown_lines(text: str, columns: int, rtl: bool) -> list[str]:
             flush()
             fenced = fenced != line.startswith(_FENCE)
             out.append(visual_line(line, columns, rtl))
-        elif not line or line.startswith("#") or line.lstrip().startswith("|"):
+        elif line.startswith("#"):
+            flush()
+            marks = line.split(" ", 1)[0]
+            out.extend(display_lines(line, columns, " " * (len(marks) + 1), rtl))
+        elif not line or line.lstrip().startswith("|"):
             flush()
             if line or (out and out[-1]):
                 out.append(visual_line(line, columns, rtl) if line else "")

@@ -21,9 +21,9 @@ from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.record.entry import sign_entry
 from cfnet.record.identity import Identity
 
-ENTRIES = 40_000
+ENTRIES = 80_000
 PAD = 8_000  # bytes of each entry's body: an ordinary entry is at most 9 KiB
-PEAK_MIB = 120  # a watcher's interpreter and its imports take about 45 MiB here
+PEAK_MIB = 200  # a watcher's interpreter and its imports take 45 to 120 MiB (seen on CI)
 
 
 def test_a_watcher_flooded_by_its_host_keeps_bounded_memory(tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_a_watcher_flooded_by_its_host_keeps_bounded_memory(tmp_path: Path) -> N
 
     code, peak_mib, said = asyncio.run(run())
     sent_mib = served.sent // 2**20
-    assert sent_mib > 2 * PEAK_MIB, sent_mib  # the flood went through, all of it
+    assert sent_mib > 3 * PEAK_MIB, sent_mib  # the flood went through, all of it
     assert peak_mib < PEAK_MIB, f"peak RSS {peak_mib} MiB after {sent_mib} MiB sent"
     assert code == 1, said  # what it was sent is no game
     assert "INVALID: seat 0 posted commit as entry 1" in said, said  # judged as verify would

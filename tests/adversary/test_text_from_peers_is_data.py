@@ -294,7 +294,7 @@ def test_a_hostile_table_name_in_mdns_is_never_shown_raw(tmp_path: Path) -> None
     async def scenario() -> tuple[list[str], str]:
         table = TableInfo("clean", os.urandom(16), "host", Identity.generate().fingerprint,
                           RuleOptions(), 4, 1, False, port=9)  # fmt: skip
-        kind = discovery.SERVICE_TYPE
+        kind = discovery.service_type()
         label = f"evil\u202e\x9b2J\u2066 [{table.table_id.hex()[:12]}]"
         from zeroconf.asyncio import AsyncServiceInfo
 

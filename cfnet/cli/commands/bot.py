@@ -1,4 +1,5 @@
-"""`cfnet bot --table NAME --strategy S`: a computer player that joins a table as a peer."""
+"""`cfnet bot NAME | --connect HOST:PORT --strategy S`: a computer player that joins a table as
+a peer, named as `cfnet join` and `cfnet watch` name it."""
 
 from __future__ import annotations
 
@@ -10,8 +11,23 @@ HELP = "Seat a computer player, a peer of its own, at a table on the LAN."
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from cfnet.cli.seat_options import add_join_arguments
 
-    parser.add_argument("--table", default=None, metavar="NAME", help="the table's name")
+    parser.add_argument("table", nargs="?", default=None, metavar="NAME", help="the table's name")
+    parser.add_argument(
+        "--table", dest="table_option", default=None, metavar="NAME", help="the same, as an option"
+    )
     add_join_arguments(parser, "greedy")
+
+
+def table_name(args: argparse.Namespace) -> str | None:
+    """The table named by NAME or --table NAME; UsageError if both name different tables."""
+    from cfnet.errors import UsageError
+
+    given = {name for name in (args.table, args.table_option) if name is not None}
+    if len(given) > 1:
+        raise UsageError(
+            f"NAME {args.table!r} and --table {args.table_option!r} differ: name one table"
+        )
+    return next(iter(given), None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.cli.seat_options import front, join_config
     from cfnet.seat.join import run_join
 
-    config = join_config(args, args.table)
+    config = join_config(args, table_name(args))
     return run_join(config, partial(front, table=config.table), "bot")

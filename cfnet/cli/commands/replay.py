@@ -15,18 +15,22 @@ if TYPE_CHECKING:
     from cfnet.review.timeline import Timeline
 
 HELP = "Show a saved game move by move: the board after each play, hands and scores."
+MAX_MOVE = 10**6  # far beyond any game's moves: --to beyond the last move stops at the end
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from cfnet.cli.options import add_home_argument
+    from cfnet.cli.options import add_home_argument, count_type
+    from cfnet.game.rules import MAX_ROUNDS
 
     parser.add_argument(
         "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
     )
-    parser.add_argument("--round", type=int, metavar="R", help="show only round R")
+    parser.add_argument(
+        "--round", type=count_type(1, MAX_ROUNDS), metavar="R", help="show only round R"
+    )
     parser.add_argument(
         "--to",
-        type=int,
+        type=count_type(0, MAX_MOVE),
         metavar="N",
         help="stop after move N (of round R with --round, else of the whole game)",
     )

@@ -106,9 +106,11 @@ def _protocol_game(
     players: int, seed: int, options: RuleOptions, bots: list[str], log: str | None
 ) -> int:
     """One game between in-memory peers exchanging only signed entries; prints its summary."""
+    import sys
     import time
     from pathlib import Path
 
+    from cfnet.errors import cannot_write
     from cfnet.protocol.testing import play_protocol_game
     from cfnet.record.logfile import write_log
 
@@ -132,6 +134,10 @@ def _protocol_game(
         f" {'yes' if identical else 'NO'}; {elapsed:.2f} s"
     )
     if log:
-        write_log(Path(log), table.entries)
+        try:
+            write_log(Path(log), table.entries)
+        except OSError as error:
+            print(f"cfnet selfplay: {cannot_write(Path(log), error)}", file=sys.stderr)
+            return 1
         print(f"log written to {log}")
     return 0 if identical and table.over else 1

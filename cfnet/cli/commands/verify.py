@@ -92,6 +92,7 @@ def as_json(verdict: Verdict, path: str) -> dict[str, Any]:
         "entries": verdict.entries,
         "valid": verdict.valid,
         "finished": verdict.finished,
+        "damaged": verdict.damaged,
         "rounds": rounds,
         "totals": [] if table is None else list(table.game.totals),
         "winners": list(table.game.winners()) if table is not None and verdict.finished else [],

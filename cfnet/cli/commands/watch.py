@@ -52,7 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=seconds_type(0, 3600),
         default=30.0,
         metavar="SECONDS",
-        help="how long to look for the table on the LAN (default 30)",
+        help="how long to look for the table on the LAN, or with --follow for FILE to appear "
+        "(default 30)",
     )
     parser.add_argument("--player", default=None, metavar="NAME", help="your name, as shown")
     parser.add_argument(
@@ -77,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from cfnet.disk.store import load_identity, prepare_home
-    from cfnet.errors import LocalProtocolError, PeerProtocolError
+    from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
+    from cfnet.game.text import SENTENCE_CHARS, escaped
     from cfnet.record.logfile import LogFileError
 
     given = [args.table is not None, args.connect is not None, args.follow is not None]
@@ -92,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         identity = None if args.follow else load_identity(prepare_home(args.home))
         return asyncio.run(_watch(args, identity, screen))
     except (LocalProtocolError, PeerProtocolError, LogFileError, OSError, TimeoutError) as error:
-        print(f"cfnet watch: {error}", file=sys.stderr, flush=True)
+        print(
+            f"cfnet watch: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr, flush=True
+        )
         return 1
     except KeyboardInterrupt:
         print("cfnet watch: interrupted", file=sys.stderr, flush=True)
@@ -111,6 +115,7 @@ async def _watch(args: argparse.Namespace, identity: Identity | None, screen: bo
 
     spectator = Spectator(None if screen else _say)
     if args.follow is not None:
+        await _appeared(Path(args.follow), args.wait)
         source = _follow(Path(args.follow), spectator)
     else:
         assert identity is not None
@@ -188,6 +193,29 @@ async def _find(args: argparse.Namespace) -> TableInfo:
     if len({table.fingerprint for table in found}) > 1:
         raise LobbyError(namesakes(args.table, found, "--fingerprint KEY or --connect HOST:PORT"))
     return found[0]
+
+
+async def _appeared(path: Path, wait: float) -> None:
+    """Return once `path` is a file (a game about to start may not have written it yet), saying
+    that it waits; LocalProtocolError if it is not one within `wait` s."""
+    import asyncio
+    import time
+
+    from cfnet.errors import LocalProtocolError
+
+    if path.is_file():
+        return
+    if path.exists():
+        raise LocalProtocolError(f"{path} is not a file: --follow reads a game log file")
+    _say(f"no file {path} yet: waiting up to {wait:g} s (--wait) for a game to write it...")
+    until = time.monotonic() + wait
+    while not path.is_file():
+        if time.monotonic() >= until:
+            raise LocalProtocolError(
+                f"no file {path} appeared within {wait:g} s: --follow reads a game log as a seat "
+                "writes it (its table.cflog; cfnet games lists the logs kept)"
+            )
+        await asyncio.sleep(POLL)
 
 
 async def _follow(path: Path, spectator: Spectator) -> None:
