@@ -16,7 +16,7 @@
 #        departure.
 # Prints what it saw and "OK"; removes everything it made. Without root it says
 # "SKIP: needs root and ip netns ..." and exits 0.
-# Usage: netns_partition.sh one|two. Environment: CFNET_PARTITION_TIMEOUT (default 8).
+# Usage: netns_partition.sh one|two. Environment: CFNET_PARTITION_TIMEOUT (default 12).
 set -euo pipefail
 
 SELF=${BASH_SOURCE[0]:-$0}
@@ -25,7 +25,7 @@ HERE=${SELF%/*}
 CFNET_NETNS_LIBRARY=1 CFNET_NETNS_HOSTS=4 source "$HERE/netns_game.sh"
 
 MODE=${1:-}
-TIMEOUT=${CFNET_PARTITION_TIMEOUT:-8}
+TIMEOUT=${CFNET_PARTITION_TIMEOUT:-12}
 ROUNDS=2
 
 cut_host() {
