@@ -12,7 +12,12 @@ Targets: 4 peers within 5 s, 8 peers within 15 s, discovery within 1 s; with the
 within 10% of the time without (the best of --repeat runs of each, alternated; on this
 shared 2-core machine the load of other work moves single runs by 20%). Here every peer shares
 this machine's cores and checks every other seat's hop proofs, so a game's CPU seconds over
-the cores bound its wall time from below: the line says that bound beside the time.
+the cores bound its wall time from below: the line says that bound beside the time (target:
+within 1.25x of it), and each peer's CPU seconds. The same game runs with the deck's threads
+turned off (CFNET_THREADS=1): the threads must not add work (target: total CPU within 10%).
+What a LAN of one machine per peer waits for in a round's set-up, its critical path (every hop
+made, then checked by the next seat, in order), is timed in this process as bench_protocol.py
+times it, with the deck's threads and without.
 """
 
 from __future__ import annotations
@@ -20,13 +25,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench_protocol import critical_path, proof_times
+
+from cfnet.deck.pool import THREADS_VARIABLE, default_threads, use_threads
+from cfnet.deck.proofs import remember_proofs
 from cfnet.net.discovery import Discovery
 from cfnet.record.logfile import read_log
 
@@ -35,6 +43,8 @@ CFNET = [sys.executable, "-m", "cfnet"]
 TARGETS = {4: 5.0, 8: 15.0}
 DISCOVERY_TARGET = 1.0
 WATCH_SLOWDOWN = 0.10
+FLOOR_RATIO = 1.25
+THREADS_EXTRA_CPU = 0.10
 
 
 def idle_priority() -> None:
@@ -42,17 +52,17 @@ def idle_priority() -> None:
     os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def game_time(peers: int, rounds: int, work: Path, watchers: int = 0) -> tuple[float, float, int]:
+def game_time(
+    peers: int, rounds: int, work: Path, watchers: int = 0, threads: int | None = None
+) -> tuple[float, list[float], int]:
     """Seconds from starting every player's process to the last one exiting, the CPU seconds
-    they used together, and the log's entry count; `watchers` spectators (SCHED_IDLE) watch
-    the table from before it opens to the end and must print verify's verdict."""
-    cpu = children_cpu()
+    each used, and the log's entry count; `watchers` spectators (SCHED_IDLE) watch the table
+    from before it opens to the end and must print verify's verdict; `threads`: the players'
+    CFNET_THREADS (None: the default, one per core)."""
     name = f"bench-{peers}-{time.monotonic_ns() % 10**6}"
+    env = dict(os.environ)
+    if threads is not None:
+        env[THREADS_VARIABLE] = str(threads)
     common = ["--interface", LOOPBACK, "--strategy", "greedy"]
     commands = [
         ["host", "--name", name, "--seats", str(peers), "--rule", f"rounds={rounds}", *common]
@@ -73,11 +83,17 @@ def game_time(peers: int, rounds: int, work: Path, watchers: int = 0) -> tuple[f
             [*CFNET, *command, "--home", str(work / f"{name}-{i}")],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            env=env,
         )
         for i, command in enumerate(commands)
     ]
+    cpus: list[float] = []
     for process in processes:
-        _, err = process.communicate(timeout=300)
+        assert process.stderr is not None
+        err = process.stderr.read()
+        _, status, usage = os.wait4(process.pid, 0)  # its own CPU time, as it exits
+        process.returncode = os.waitstatus_to_exitcode(status)
+        cpus.append(usage.ru_utime + usage.ru_stime)
         if process.returncode != 0:
             raise SystemExit(f"a peer failed ({process.returncode}): {err.decode()[-2000:]}")
     elapsed = time.perf_counter() - start
@@ -89,7 +105,7 @@ def game_time(peers: int, rounds: int, work: Path, watchers: int = 0) -> tuple[f
     blobs = {path.read_bytes() for path in logs}
     if len(blobs) != 1:
         raise SystemExit("the peers' logs differ")
-    return elapsed, children_cpu() - cpu, len(read_log(logs[0]))
+    return elapsed, cpus, len(read_log(logs[0]))
 
 
 async def discovery_time(work: Path) -> tuple[float, float]:
@@ -142,24 +158,56 @@ def main() -> None:
             f"target {DISCOVERY_TARGET:g} s: {flag}"
         )
         print(f"load average before the games: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
+        remember_proofs(0)  # each peer checks each proof itself
+        hop = {}
+        for label, threads in (("pool", default_threads()), ("1 thread", 1)):
+            use_threads(threads)
+            hop[label] = proof_times(args.repeat)
+        use_threads(None)
+        modes = {("pool", 0): None, ("pool", args.watchers): None, ("1 thread", 0): 1}
         for peers in args.peers:
-            runs = [
-                (watchers, game_time(peers, args.rounds, work, watchers))
-                for _ in range(args.repeat)
-                for watchers in sorted({0, args.watchers})
-            ]
-            elapsed, cpu, entries = min(r for w, r in runs if w == 0)
+            runs: dict[tuple[str, int], list[tuple[float, list[float], int]]] = {
+                mode: [] for mode in modes
+            }
+            for _ in range(args.repeat):  # alternated: the machine's load moves
+                for (label, watchers), threads in modes.items():
+                    runs[label, watchers].append(
+                        game_time(peers, args.rounds, work, watchers, threads)
+                    )
+            elapsed, cpus, entries = min(runs["pool", 0], key=lambda run: run[0])
+            cpu = sum(cpus)
             target = TARGETS.get(peers)
             verdict = "" if target is None else f"; target {target:g} s: "
             verdict += "" if target is None else ("ok" if elapsed <= target else "OVER TARGET")
-            floor = cpu / (os.cpu_count() or 1)
+            cores = default_threads()
+            floor = cpu / cores
+            flag = "ok" if elapsed <= FLOOR_RATIO * floor else "OVER TARGET"
             print(
                 f"{peers} peers, {args.rounds} rounds: {elapsed:.2f} s wall from starting the "
                 f"processes to the last exit ({cpu:.1f} CPU s in all, so at least {floor:.2f} s "
-                f"on {os.cpu_count()} cores), {entries} entries, identical logs{verdict}"
+                f"on {cores} cores), {entries} entries, identical logs{verdict}"
+            )
+            print(
+                f"  wall / CPU floor: {elapsed / floor:.2f} (target at most {FLOOR_RATIO}: "
+                f"{flag}); CPU s per peer: {', '.join(f'{c:.2f}' for c in cpus)}"
+            )
+            off_elapsed, off_cpus, _ = min(runs["1 thread", 0], key=lambda run: run[0])
+            extra = cpu / sum(off_cpus) - 1
+            flag = "ok" if extra <= THREADS_EXTRA_CPU else "OVER TARGET"
+            print(
+                f"  without the deck's threads: {off_elapsed:.2f} s wall, {sum(off_cpus):.1f} "
+                f"CPU s; with them {extra:+.1%} CPU (target within "
+                f"{THREADS_EXTRA_CPU:.0%}: {flag})"
+            )
+            paths = {label: critical_path(times, peers) for label, times in hop.items()}
+            ratio = paths["pool"] / paths["1 thread"]
+            print(
+                f"  set-up critical path per round (LAN, one machine per peer): "
+                f"{paths['pool'] * 1e3:.0f} ms, {paths['1 thread'] * 1e3:.0f} ms on 1 thread "
+                f"({ratio:.2f}x; target at most 0.6)"
             )
             if args.watchers:
-                watched = min(r for w, r in runs if w == args.watchers)[0]
+                watched = min(r[0] for r in runs["pool", args.watchers])
                 slower = watched / elapsed - 1
                 flag = "ok" if slower <= WATCH_SLOWDOWN else "OVER TARGET"
                 print(

@@ -1,8 +1,11 @@
 """Benchmark of the table protocol: for 2, 4 and 8 seats, the compute time of one round's set-up
 (commitments to the end of the deal, with every hop proof made and checked) for all seats
 together, the time of just the scalar multiplications that set-up needs (counted while it ran),
-one hop proof's prove and verify times, one peer's proof work per round, and the time
-`cfnet verify` takes on a complete game.
+one hop proof's prove and verify times, one peer's proof work per round, the set-up's critical
+path per round (what a LAN of one machine per peer waits for: the sum, over the hops in order,
+of making a hop and the next seat checking it), and the time `cfnet verify` takes on a complete
+game; the proofs, the critical path and verify with the deck's threads (one per core) and
+without them (CFNET_THREADS=1).
 
 Run: .venv/bin/python scripts/bench_protocol.py [--rounds 10] [--repeat 3]
 """
@@ -19,6 +22,7 @@ from pathlib import Path
 import nacl.bindings as sodium
 
 from cfnet.deck.derive import context
+from cfnet.deck.pool import default_threads, use_threads
 from cfnet.deck.proofs import (
     check_rekey,
     check_shuffle,
@@ -80,7 +84,8 @@ def scalarmult_time(variable: int, base: int) -> float:
 
 
 def proof_times(repeat: int) -> dict[str, float]:
-    """Best-of-`repeat` seconds to prove and to verify one phase-A and one phase-B hop."""
+    """Best-of-`repeat` seconds to prove and to verify one phase-A and one phase-B hop, and to
+    make each hop whole (its shuffle, commitments and proof: "make A", "make B")."""
     secrets = SeatSecrets.derive(os.urandom(32), bytes(16), 1, 0)
     where, mask, keys = (
         context(bytes(16), 1, 0),
@@ -107,6 +112,14 @@ def proof_times(repeat: int) -> dict[str, float]:
     )
     steps["verify A"] = lambda: check_shuffle(where, deck, masked, mask, a)
     steps["verify B"] = lambda: check_rekey(where, masked, rekeyed, mask, keys, b)
+    steps["make A"] = lambda: prove_shuffle(
+        where, deck, shuffle_phase_a(deck, secrets), secrets.mask_commitment(),
+        secrets.permutation, secrets.masking_key, secrets.seed,
+    )  # fmt: skip
+    steps["make B"] = lambda: prove_rekey(
+        where, masked, shuffle_phase_b(masked, secrets), mask, secrets.key_commitments(),
+        secrets.masking_key, secrets.position_keys, secrets.seed,
+    )  # fmt: skip
     times: dict[str, float] = {}
     for name, step in steps.items():
         best = float("inf")
@@ -116,6 +129,12 @@ def proof_times(repeat: int) -> dict[str, float]:
             best = min(best, time.perf_counter() - start)
         times[name] = best
     return times
+
+
+def critical_path(times: dict[str, float], seats: int) -> float:
+    """Seconds of one round's set-up on a LAN of one machine per peer: every hop in order (each
+    seat's phase A, then each seat's phase B), made by its seat and checked by the next."""
+    return seats * (times["make A"] + times["verify A"] + times["make B"] + times["verify B"])
 
 
 def verify_time(players: int, rounds: int, seed: int) -> tuple[float, int]:
@@ -137,29 +156,41 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10, help="rounds of the verified game")
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
-    proofs = proof_times(args.repeat)
-    print("one hop proof (54 points): " + ", ".join(
-        f"{name} {t * 1e3:.1f} ms" for name, t in proofs.items()
-    ))  # fmt: skip
+    print(f"load average: {os.getloadavg()[0]:.2f} ({default_threads()} cores)")
+    settings = {"pool": default_threads(), "1 thread": 1}
+    proofs: dict[str, dict[str, float]] = {}
+    for label, threads in settings.items():
+        use_threads(threads)
+        proofs[label] = proof_times(args.repeat)
+        print(f"one hop (54 points), {label}: " + ", ".join(
+            f"{name} {t * 1e3:.1f} ms" for name, t in proofs[label].items()
+        ))  # fmt: skip
+    use_threads(None)
     print(
         f"{'seats':>5} {'set-up ms':>10} {'mults':>11} {'mults ms':>9} {'ratio':>6}"
-        f" {'peer proofs ms':>15} {'verify ms':>10} {'entries':>8}"
+        f" {'peer proofs ms':>15} {'critical ms':>12} {'1 thread':>9} {'ratio':>6}"
+        f" {'verify ms':>10} {'1 thread':>9} {'entries':>8}"
     )
     for players in (2, 4, 8):
         setups = [setup_time(players, seed) for seed in range(1, args.repeat + 1)]
         setup, counts = min(setups, key=lambda run: run[0])
         mults = f"{counts[VARIABLE]}+{counts[BASE]}G"
         pure = min(scalarmult_time(counts[VARIABLE], counts[BASE]) for _ in range(args.repeat))
-        peer = (
-            proofs["prove A"]
-            + proofs["prove B"]
-            + (players - 1) * (proofs["verify A"] + proofs["verify B"])
-        )
-        runs = [verify_time(players, args.rounds, seed) for seed in range(1, args.repeat + 1)]
-        verify = min(r[0] for r in runs)
+        pool = proofs["pool"]
+        checks = (players - 1) * (pool["verify A"] + pool["verify B"])
+        peer = pool["prove A"] + pool["prove B"] + checks
+        critical = {label: critical_path(times, players) for label, times in proofs.items()}
+        verify: dict[str, float] = {}
+        for label, threads in settings.items():
+            use_threads(threads)
+            runs = [verify_time(players, args.rounds, seed) for seed in range(1, args.repeat + 1)]
+            verify[label] = min(r[0] for r in runs)
+        use_threads(None)
         print(
             f"{players:>5} {setup * 1e3:>10.1f} {mults:>11} {pure * 1e3:>9.1f}"
-            f" {setup / pure:>6.2f} {peer * 1e3:>15.1f} {verify * 1e3:>10.1f} {runs[0][1]:>8}"
+            f" {setup / pure:>6.2f} {peer * 1e3:>15.1f} {critical['pool'] * 1e3:>12.1f}"
+            f" {critical['1 thread'] * 1e3:>9.1f} {critical['pool'] / critical['1 thread']:>6.2f}"
+            f" {verify['pool'] * 1e3:>10.1f} {verify['1 thread'] * 1e3:>9.1f} {runs[0][1]:>8}"
         )
     print("set-up: every seat's shuffle_a, shuffle_b and deal (with the commitments, the hop")
     print("proofs and the nonces), each checked by every peer (signatures, decks, proofs, keys),")
@@ -168,6 +199,9 @@ def main() -> None:
     print("on their own; ratio: set-up / mults (target at most 1.5).")
     print("peer proofs: one peer's proof work per round (prove its two hops, verify the other")
     print("seats' 2(N-1)); targets 0.25 s with 4 seats, 0.5 s with 8.")
+    print("critical: one round's set-up on a LAN of one machine per peer (every hop made, then")
+    print("checked by the next seat, in order), with the deck's threads and on 1 thread;")
+    print("ratio: with / without (target at most 0.6).")
     print(f"verify: read the log of a complete {args.rounds}-round game and check all of it.")
 
 

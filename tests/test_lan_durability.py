@@ -36,7 +36,7 @@ from cfnet.record.entry import Entry, decode_entry
 from cfnet.record.identity import Identity
 from cfnet.record.logfile import read_log
 from cfnet.seat.net_game import NetGame
-from cfnet.seat.session import GameAborted
+from cfnet.seat.session import GameLeft
 
 TIMEOUT = 6  # the table's timeout: also how long a resumed, finished peer lingers
 
@@ -226,7 +226,8 @@ def test_a_cheating_client_is_removed_and_the_others_finish_over_real_links(
     cheater = games[1].table
     assert cheater.removed and not cheater.finished
     result = games[1].result
-    assert isinstance(result, GameAborted) and result.reason.startswith(
+    assert isinstance(result, GameLeft) and result.comeback is None  # it never comes back
+    assert result.reason.startswith(
         "you were removed from the game: seat 1 (p1) is removed and disqualified"
     )
     verdict = cfnet_verify(honest[0].log_path)

@@ -23,7 +23,7 @@ from cfnet.game.text import columns
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import GameOver, RoundScored
 from cfnet.seat.offline import OfflineSession
-from cfnet.seat.session import GameAborted, Notice, Wait
+from cfnet.seat.session import GameAborted, GameLeft, Notice, Wait
 from cfnet.ui.game_panes import newest_row
 from cfnet.ui.game_screen import GameScreen
 
@@ -278,6 +278,26 @@ def test_notices_and_an_abort_reach_the_screen() -> None:
         screen.on_event(GameAborted("Bob signed two different moves for one turn"))
         assert "Game aborted: Bob signed two different moves" in screen.text()
         await player.type("quit\r")  # a finished game is left without a question
+
+    assert run_screen(scenario) == 0
+
+
+def test_a_seat_timed_out_is_told_the_game_goes_on_and_how_to_come_back() -> None:
+    comeback = "`cfnet resume --table friday` deals you in again at the next round that starts"
+
+    async def scenario(player: Player) -> None:
+        screen = player.screen
+        await player.until(lambda: player.session.view is not None, "the deal")
+        reason = "you left the game: seat 1 (Ada) claims seat 0 (Me) did not post its play"
+        screen.on_event(GameLeft(reason, "were timed out of", comeback))
+        text = " ".join(screen.text().split())
+        assert f"You were timed out of the game. The game goes on without you: {comeback}." in text
+        assert "Out of the game" in text and "Game over" not in text and "aborted" not in text
+        assert "Hand (left the game: not dealt in)" in text and "Moves " not in text
+        assert screen.log[-2][1].startswith("You left the game: seat 1 (Ada) claims seat 0")
+        await player.type("1\r")
+        assert player.feedback == "✗ the game is over for you: press Enter to leave"
+        await player.type("\r")  # Enter leaves
 
     assert run_screen(scenario) == 0
 

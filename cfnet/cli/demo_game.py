@@ -49,7 +49,7 @@ from cfnet.seat.host import Hosting
 from cfnet.seat.net_game import NetGame, same_end_exits
 from cfnet.seat.process import drain
 from cfnet.seat.seating import urandom
-from cfnet.seat.session import GameAborted, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, SessionEvent
 from cfnet.seat.signals import catch
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.lines import PlainLines
@@ -284,7 +284,7 @@ class Demo:
                 self.say(f"  {row}")
             who = " and ".join(names[s] for s in result.winners)
             self.say(f"winner: {who} with {count(result.totals[result.winners[0]], 'point')}")
-        elif isinstance(result, GameAborted) and game.resigned:
+        elif isinstance(result, GameAborted | GameLeft) and game.resigned:
             self.say("you resigned: the game ended there for every seat")
         elif isinstance(result, GameAborted):
             self.say(f"the game was aborted: {result.reason}")

@@ -118,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(first).parse_args(words)
     command = f"cfnet {args.command}"
     try:
+        from cfnet.deck.pool import THREADS_VARIABLE, threads_setting, use_threads
+
+        if threads := os.environ.get(THREADS_VARIABLE):
+            use_threads(threads_setting(threads))
         code: int = args.run(args)
         sys.stdout.flush()  # a reader gone away is seen here, not at the interpreter's exit
         return code

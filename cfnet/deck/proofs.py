@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -41,6 +42,7 @@ from cfnet.deck.derive import (
     secret_blocks,
     u32,
 )
+from cfnet.deck.pool import spread
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 
 POINT_BYTES = 32
@@ -94,9 +96,23 @@ def _sum(points: Sequence[bytes]) -> bytes:
     return total
 
 
-def _lincomb(scalars: Sequence[bytes], points: Sequence[bytes]) -> bytes:
-    """sum(scalars[i] * points[i])."""
-    return _sum([_mul(s, p) for s, p in zip(scalars, points, strict=True)])
+def _product(term: tuple[bytes, bytes | None]) -> bytes:
+    """scalar * point for a term (scalar, point); scalar * G for a term (scalar, None)."""
+    scalar, point = term
+    return _base(scalar) if point is None else _mul(scalar, point)
+
+
+def _products(terms: Sequence[tuple[bytes, bytes | None]]) -> list[bytes]:
+    """Every term's product (see `_product`), shared among the deck's threads."""
+    return spread(_product, terms)
+
+
+def _terms(scalars: Sequence[bytes], points: Sequence[bytes]) -> list[tuple[bytes, bytes | None]]:
+    return list(zip(scalars, points, strict=True))
+
+
+def _bases(scalars: Sequence[bytes]) -> list[tuple[bytes, bytes | None]]:
+    return [(scalar, None) for scalar in scalars]
 
 
 _IDENTITY = (1).to_bytes(POINT_BYTES, "little")
@@ -139,19 +155,22 @@ def _response(nonce: bytes, challenge: bytes, secret: bytes) -> bytes:
     return response
 
 
-def _own_lincomb(scalars: Sequence[int], points: Sequence[bytes]) -> bytes:
-    """sum(scalars[i] * points[i]) for a prover's own combination (terms with a zero scalar,
-    which libsodium refuses to multiply by, add nothing)."""
-    terms = [_mul(_scalar(s), p) for s, p in zip(scalars, points, strict=True) if s % GROUP_ORDER]
+def _own_terms(scalars: Sequence[int], points: Sequence[bytes]) -> list[tuple[bytes, bytes | None]]:
+    """The terms of sum(scalars[i] * points[i]) for a prover's own combination (terms with a
+    zero scalar, which libsodium refuses to multiply by, add nothing)."""
+    terms: list[tuple[bytes, bytes | None]] = [
+        (_scalar(s), p) for s, p in zip(scalars, points, strict=True) if s % GROUP_ORDER
+    ]
     if not terms:
         raise LocalProtocolError("every weight of a proof's combination is zero: draw another seed")
-    return _sum(terms)
+    return terms
 
 
 # -- proofs already checked in this process (the same bytes are not checked twice)
 
 _proven: dict[bytes, None] = {}  # SHA-256 of a statement and its valid proof, oldest first
 _memory = [4096]  # how many of them to keep
+_proven_lock = threading.Lock()  # checks may run on several threads at once
 
 
 def _statement_digest(kind: bytes, where: bytes, *parts: Sequence[bytes] | bytes) -> bytes:
@@ -166,15 +185,17 @@ def _statement_digest(kind: bytes, where: bytes, *parts: Sequence[bytes] | bytes
 def remember_proofs(count: int) -> None:
     """Keep the last `count` proofs checked in this process (0: none, so that every check does
     the whole work, as a benchmark times it and a peer on a machine of its own does)."""
-    _memory[0] = count
-    while len(_proven) > count:
-        del _proven[next(iter(_proven))]
+    with _proven_lock:
+        _memory[0] = count
+        while len(_proven) > count:
+            del _proven[next(iter(_proven))]
 
 
 def _remember_proven(digest: bytes) -> None:
     """Note a proof that verified, so that another table in this process (the in-memory network,
     a replay after a game) does not redo the multiplications; verification is a pure function."""
-    _proven[digest] = None
+    with _proven_lock:
+        _proven[digest] = None
     remember_proofs(_memory[0])
 
 
@@ -327,15 +348,19 @@ def prove_shuffle(
     for i, j in enumerate(permutation):
         went[j] = i
     r = _take(nonces, n)
-    commitments = [_add(_base(r[j]), hs[went[j]]) for j in range(n)]
+    commitments = [_add(r_g, hs[went[j]]) for j, r_g in enumerate(_products(_bases(r)))]
     u = _weights(statement, commitments)
     u_out = [u[j] for j in permutation]
     r_hat = _take(nonces, n)
-    chain: list[bytes] = []
-    previous = h
+    # chain[i] = r_hat[i] * G + u_out[i] * chain[i-1] (chain[-1] = h) is, unrolled,
+    # a[i] * G + b[i] * h with a[i] = r_hat[i] + u_out[i] * a[i-1] and b[i] = the product of
+    # u_out[0..i]: the same points, every one computed on its own.
+    a, b = [0] * n, [0] * n
+    a_previous, b_previous = 0, 1
     for i in range(n):
-        previous = _add(_base(r_hat[i]), _mul(u_out[i], previous))
-        chain.append(previous)
+        a_previous = (_int(r_hat[i]) + _int(u_out[i]) * a_previous) % GROUP_ORDER
+        b_previous = _int(u_out[i]) * b_previous % GROUP_ORDER
+        a[i], b[i] = a_previous, b_previous
     w1, w2, w3, w4 = _take(nonces, 4)
     w_hat, w_prime = _take(nonces, n), _take(nonces, n)
     # t[3] = sum(w'_i * outputs[i]) - w4 * sum(u_j * inputs[j]); with outputs[i] =
@@ -343,14 +368,29 @@ def prove_shuffle(
     # sum((masking_key * w'_went[j] - w4 * u_j) * inputs[j]), the same point.
     m, w4_int = _int(masking_key), _int(w4)
     t3_weights = [m * _int(w_prime[went[j]]) - w4_int * _int(u[j]) for j in range(n)]
+    products = _products(
+        [
+            *_bases([_scalar(a_i) for a_i in a]),
+            *_terms([_scalar(b_i) for b_i in b], [h] * n),
+            *_bases([w1, w2, w3, w4, *w_hat]),
+            *_terms(w_prime, hs),
+            *_own_terms(t3_weights, inputs),
+        ]
+    )
+    chain = [_add(a_g, b_h) for a_g, b_h in zip(products[:n], products[n : 2 * n], strict=True)]
+    w1_g, w2_g, w3_g, w4_g = products[2 * n : 2 * n + 4]
+    w_hat_g = products[2 * n + 4 : 3 * n + 4]
     t = [
-        _base(w1),
-        _base(w2),
-        _add(_base(w3), _lincomb(w_prime, hs)),
-        _own_lincomb(t3_weights, inputs),
-        _base(w4),
+        w1_g,
+        w2_g,
+        _add(w3_g, _sum(products[3 * n + 4 : 4 * n + 4])),
+        _sum(products[4 * n + 4 :]),
+        w4_g,
     ]
-    t_hat = [_add(_base(w_hat[i]), _mul(w_prime[i], ([h, *chain])[i])) for i in range(n)]
+    t_hat = [
+        _add(w_hat_g[i], w_prime_previous)
+        for i, w_prime_previous in enumerate(_products(_terms(w_prime, [h, *chain[:-1]])))
+    ]
     c = _shuffle_challenge(statement, commitments, chain, t, t_hat)
     v = [ONE] * n  # v[i] = u_out[i+1] * ... * u_out[n-1]
     for i in range(n - 2, -1, -1):
@@ -393,27 +433,39 @@ def check_shuffle(
         u_product = u_product * weight % GROUP_ORDER
     c_hat = _sub(chain[-1], _mul(_scalar(u_product), h))
     # c * c_tilde and s4 * x_bar (c_tilde = sum(u_i * C_i), x_bar = sum(u_i * inputs[i])) as
-    # one combination each, with c and s4 folded into the weights: the same points, the same
-    # points validated in the same order, and refused where c_tilde or x_bar is the identity
-    # (libsodium refuses to multiply it).
+    # one combination each, with c and s4 folded into the weights: the same points, and
+    # refused where c_tilde or x_bar is the identity (libsodium refuses to multiply it). Every
+    # multiplication is independent of the others: they are done in one batch, and any point
+    # refused gives the one error they all give.
     c_weight = _int(c) & _SCALARMULT_BITS  # the bits libsodium's noclamp multiplication uses
-    c_tilde_c = _lincomb([_scalar(c_weight * weight) for weight in u], proof.commitments)
-    x_bar_s4 = _lincomb([_scalar(_int(proof.s4) * weight) for weight in u], inputs)
+    s4 = _int(proof.s4)
+    products = _products(
+        [
+            (c, c_bar),
+            (c, c_hat),
+            (c, mask),
+            *_bases([proof.s1, proof.s2, proof.s3, proof.s4, *proof.s_hat]),
+            *_terms([_scalar(c_weight * weight) for weight in u], proof.commitments),
+            *_terms([_scalar(s4 * weight) for weight in u], inputs),
+            *_terms(proof.s_prime, hs),
+            *_terms(proof.s_prime, outputs),
+            *_terms(proof.s_prime, [h, *chain[:-1]]),
+            *_terms([c] * n, chain),
+        ]
+    )
+    c_c_bar, c_c_hat, c_mask, s1_g, s2_g, s3_g, s4_g = products[:7]
+    s_hat_g = products[7 : n + 7]
+    c_tilde_c, x_bar_s4, s_prime_h, s_prime_out, s_prime_previous, c_chain = (
+        products[n + 7 + k * n : 2 * n + 7 + k * n] for k in range(6)
+    )
     t = [
-        _sub(_base(proof.s1), _mul(c, c_bar)),
-        _sub(_base(proof.s2), _mul(c, c_hat)),
-        _sub(_add(_base(proof.s3), _lincomb(proof.s_prime, hs)), _not_identity(c_tilde_c)),
-        _sub(_lincomb(proof.s_prime, outputs), _not_identity(x_bar_s4)),
-        _sub(_base(proof.s4), _mul(c, mask)),
+        _sub(s1_g, c_c_bar),
+        _sub(s2_g, c_c_hat),
+        _sub(_add(s3_g, _sum(s_prime_h)), _not_identity(_sum(c_tilde_c))),
+        _sub(_sum(s_prime_out), _not_identity(_sum(x_bar_s4))),
+        _sub(s4_g, c_mask),
     ]
-    previous = [h, *chain]
-    t_hat = [
-        _sub(
-            _add(_base(proof.s_hat[i]), _mul(proof.s_prime[i], previous[i])),
-            _mul(c, chain[i]),
-        )
-        for i in range(n)
-    ]
+    t_hat = [_sub(_add(s_hat_g[i], s_prime_previous[i]), c_chain[i]) for i in range(n)]
     if _shuffle_challenge(statement, proof.commitments, chain, t, t_hat) != c:
         raise ProofError("the shuffle proof does not verify")
     _remember_proven(digest)
@@ -468,13 +520,17 @@ def prove_rekey(
     e = _rekey_weights(statement, n)
     nonces = _nonces(seed, REKEY_NONCE, statement)
     a, b = next(nonces), _take(nonces, n)
-    t_key = [_base(b[p]) for p in range(n)]
+    t_key = _products(_bases(b))
     # t_rel = a * sum(e_p * outputs[p]) - sum(e_p * b_p * inputs[p]); with outputs[p] =
     # (keys[p] / masking_key) * inputs[p] that is sum(e_p * (a * keys[p] / masking_key - b_p)
     # * inputs[p]), the same point.
     a_unmask = _int(a) * pow(_int(masking_key), -1, GROUP_ORDER)
-    t_rel = _own_lincomb(
-        [_int(e[p]) * (a_unmask * _int(keys[p]) - _int(b[p])) for p in range(n)], inputs
+    t_rel = _sum(
+        _products(
+            _own_terms(
+                [_int(e[p]) * (a_unmask * _int(keys[p]) - _int(b[p])) for p in range(n)], inputs
+            )
+        )
     )
     c = _challenge(REKEY_CHALLENGE, statement, _base(a), *t_key, t_rel)
     return RekeyProof(
@@ -504,14 +560,24 @@ def check_rekey(
     statement = _statement(REKEY_STATEMENT, where, n, inputs, outputs, [mask], key_points)
     e = [_int(weight) for weight in _rekey_weights(statement, n)]
     c = proof.challenge
-    t_mask = _sub(_base(proof.s_mask), _mul(c, mask))
-    t_key = [_sub(_base(proof.s_keys[p]), _mul(c, key_points[p])) for p in range(n)]
     # s_mask * y_hat (y_hat = sum(e_p * outputs[p])) as one combination, s_mask folded into
     # the weights: the same point, refused where y_hat is the identity, as libsodium does.
+    # Every multiplication is independent of the others: they are done in one batch.
     s_mask = _int(proof.s_mask)
-    y_hat_s = _lincomb([_scalar(s_mask * e[p]) for p in range(n)], outputs)
-    weighted = [_scalar(e[p] * _int(proof.s_keys[p])) for p in range(n)]
-    t_rel = _sub(_not_identity(y_hat_s), _lincomb(weighted, inputs))
+    products = _products(
+        [
+            (c, mask),
+            *_bases([proof.s_mask, *proof.s_keys]),
+            *_terms([c] * n, key_points),
+            *_terms([_scalar(s_mask * e[p]) for p in range(n)], outputs),
+            *_terms([_scalar(e[p] * _int(proof.s_keys[p])) for p in range(n)], inputs),
+        ]
+    )
+    c_mask, s_mask_g = products[:2]
+    s_keys_g, c_keys, y_hat_s, weighted = (products[2 + k * n : 2 + (k + 1) * n] for k in range(4))
+    t_mask = _sub(s_mask_g, c_mask)
+    t_key = [_sub(s_keys_g[p], c_keys[p]) for p in range(n)]
+    t_rel = _sub(_not_identity(_sum(y_hat_s)), _sum(weighted))
     if _challenge(REKEY_CHALLENGE, statement, t_mask, *t_key, t_rel) != c:
         raise ProofError("the rekey proof does not verify")
     _remember_proven(digest)

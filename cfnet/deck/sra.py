@@ -41,6 +41,7 @@ from cfnet.deck.derive import (
     uniform_below,
     words,
 )
+from cfnet.deck.pool import spread
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.tiles import ALL_TILES, Tile
 
@@ -131,7 +132,7 @@ class SeatSecrets:
 
     def key_commitments(self) -> tuple[bytes, ...]:
         """K[p] = position_key[p] * G for every position, published with the phase-B step."""
-        return tuple(group_commitment(key) for key in self.position_keys)
+        return tuple(spread(group_commitment, self.position_keys))
 
 
 def _sized(
@@ -259,6 +260,15 @@ def _mul(scalar: bytes, point: bytes, where: str) -> bytes:
     return result
 
 
+def _muls(terms: Sequence[tuple[bytes, bytes, str]]) -> list[bytes]:
+    """`_mul` of every (scalar, point, where), shared among the deck's threads."""
+    return spread(_term_product, terms)
+
+
+def _term_product(term: tuple[bytes, bytes, str]) -> bytes:
+    return _mul(*term)
+
+
 def _int(scalar: bytes) -> int:
     return int.from_bytes(scalar, "little")
 
@@ -284,20 +294,20 @@ def _expect_size(deck: Sequence[bytes], size: int) -> None:
 def shuffle_phase_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     """Mask and permute: out[i] = masking_key * deck[permutation[i]]."""
     _expect_size(deck, len(secrets.permutation))
-    return [
-        _mul(secrets.masking_key, deck[source], f"position {source}")
-        for source in secrets.permutation
-    ]
+    key = secrets.masking_key
+    return _muls([(key, deck[source], f"position {source}") for source in secrets.permutation])
 
 
 def shuffle_phase_b(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     """Swap the mask for position keys: out[p] = (position_key[p] / masking_key) * deck[p]."""
     _expect_size(deck, len(secrets.position_keys))
     unmask = _invert(secrets.masking_key)
-    return [
-        _mul(_scalar_mul(key, unmask), point, f"position {position}")
-        for position, (key, point) in enumerate(zip(secrets.position_keys, deck, strict=True))
-    ]
+    return _muls(
+        [
+            (_scalar_mul(key, unmask), point, f"position {position}")
+            for position, (key, point) in enumerate(zip(secrets.position_keys, deck, strict=True))
+        ]
+    )
 
 
 def _key_product(keys: Sequence[bytes]) -> bytes:
@@ -332,10 +342,12 @@ def open_points(points: Sequence[bytes], key_sets: Sequence[Sequence[bytes]]) ->
     if len(points) != len(key_sets):
         raise LocalProtocolError(f"{len(points)} points but {len(key_sets)} sets of keys")
     inverses = _batch_invert([_key_product(keys) for keys in key_sets])
-    return [
-        _mul(inverse, point, f"point {i}")
-        for i, (inverse, point) in enumerate(zip(inverses, points, strict=True))
-    ]
+    return _muls(
+        [
+            (inverse, point, f"point {i}")
+            for i, (inverse, point) in enumerate(zip(inverses, points, strict=True))
+        ]
+    )
 
 
 def is_valid_point(point: bytes) -> bool:

@@ -14,6 +14,7 @@ a wide character takes two, a combining mark none.
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
 
 import wcwidth
@@ -114,6 +115,20 @@ def goes_on_text(
     if redealt:
         return f"round {round_number} is dealt again among {among}"
     return f"round {round_number} starts among {among}"
+
+
+def comeback_text(table: str) -> str:
+    """How a player who left a game that goes on is dealt in again (`table`: its name, quoted
+    for a shell when it must be)."""
+    command = f"cfnet resume --table {shlex.quote(table)}"
+    return f"`{command}` deals you in again at the next round that starts"
+
+
+def left_line(table: str, how: str, comeback: str | None) -> str:
+    """The line cfnet ends with when the player `how` table `table` ("resigned from", "were
+    timed out of") and its game goes on: how to come back (`comeback`; None: never)."""
+    line = f"cfnet: you {how} table {table!r}"
+    return line if comeback is None else f"{line}; the game goes on without you: {comeback}"
 
 
 def seat_name(names: Sequence[str], seat: int) -> str:

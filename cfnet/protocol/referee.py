@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Container
 from dataclasses import replace
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -66,7 +67,7 @@ class Referee:
         genesis: bytes,
         local: LocalSeat | None = None,
         now: float = 0.0,
-        unproven_rounds: frozenset[int] = frozenset(),
+        unproven_rounds: Container[int] = frozenset(),
     ) -> None:
         """The table `genesis` binds, with the chain at it; `local` holds a seat (None: an
         observer); `unproven_rounds`: rounds whose hop proofs an observer need not check, because

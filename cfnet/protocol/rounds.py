@@ -4,7 +4,7 @@ scores. Fed the entries the table placed for the seat due; raises Blame. Pure.""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from cfnet.errors import LocalProtocolError
@@ -52,7 +52,7 @@ class Rounds:
         options: RuleOptions,
         players: int,
         local: LocalSeat | None,
-        unproven_rounds: frozenset[int],
+        unproven_rounds: Container[int],
         keys: tuple[bytes, ...],
         proofs: bool = True,
     ) -> None:

@@ -14,6 +14,8 @@ round seeds come from `LocalSeat.entropy` (os.urandom unless a test supplies a d
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.board import PublicRound
 from cfnet.game.moves import Move
@@ -52,7 +54,7 @@ class Table(Referee):
         genesis: bytes,
         local: LocalSeat | None = None,
         now: float = 0.0,
-        unproven_rounds: frozenset[int] = frozenset(),
+        unproven_rounds: Container[int] = frozenset(),
     ) -> None:
         """As `Referee`, with the stall votes the local seat holds (`ballot`, version 4)."""
         super().__init__(genesis, local, now, unproven_rounds)

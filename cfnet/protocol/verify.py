@@ -11,7 +11,8 @@ the seat that was due; a `timeout` abort is its poster's claim, which time canno
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
@@ -297,63 +298,124 @@ class Judge:
         return verdict
 
 
-def audited_rounds(entries: Iterable[Entry]) -> frozenset[int]:
-    """The rounds for which `entries` hold a validly signed `reveal` of every seat, before any
-    seat left (a deal that follows a departure is checked in full). A seat reveals only after
-    checking every hop proof of its round, and the audit recomputes every hop from the seeds,
-    so `verify` need not check those proofs again (protocol.md 4.7)."""
-    revealed: dict[int, set[int]] = {}
-    stream = iter(entries)
-    try:
-        genesis = next(stream, None)
-        if genesis is None:
-            return frozenset()
-        seats = parse_genesis(genesis.wire)[4]
-        for entry in stream:
-            if entry.kind in (ABORT, RESIGN):
-                break
-            number = entry.body.get("round")
-            if (
-                entry.kind == REVEAL
-                and entry.table_id == genesis.table_id
-                and type(number) is int
-                and entry.seat < len(seats)
-                and entry.verify(seats[entry.seat].key)
-            ):
-                revealed.setdefault(number, set()).add(entry.seat)
-    except (LogFileError, PeerProtocolError):
-        pass  # the judging pass reports what is wrong; only whole reveals count here
-    return frozenset(number for number, who in revealed.items() if len(who) == len(seats))
+LOOKAHEAD_BYTES = 1 << 20
+"""How far `Lookahead` reads past the entry being judged: many times an honest round of the
+largest table (16 hop entries of at most MAX_ORDINARY_ENTRY bytes, and its turns)."""
 
 
-def verify_entries(
-    entries: Iterable[Entry],
-    rest: Callable[[], int] | None = None,
-    audited: frozenset[int] | None = None,
-) -> Verdict:
-    """Replay `entries` (a list, or a stream such as `logfile.iter_log`, whose LogFileError
-    ends the reading) through an observer table and judge them. Once the verdict is settled,
-    the entries left are counted by `rest()` if given (e.g. `logfile.count_records` on the
-    file, which skips their bodies), else by iterating them. `audited`: the rounds whose hop
-    proofs need no check (`audited_rounds`; found here when `entries` is a list)."""
-    if audited is None:
-        audited = audited_rounds(entries) if isinstance(entries, Sequence) else frozenset()
+class Lookahead(Container[int]):
+    """The entries of a log (an iterator, such as `logfile.iter_log`, whose LogFileError ends
+    the reading), handed on one at a time; and, as a container of round numbers, the rounds
+    whose hop proofs need no check because the log holds a validly signed `reveal` of every seat
+    before any seat left (a seat reveals only after checking every hop proof of its round, and
+    the audit recomputes every hop from the seeds: protocol.md 4.7). Asked about a round, it
+    reads ahead only until it knows: every reveal, or an entry after which none can count (an
+    abort, a resignation, a later round, another table, a signature that is not the seat's,
+    the end or a damaged record), or
+    LOOKAHEAD_BYTES read ahead (the proofs are then checked). A deal that follows a departure is
+    checked in full."""
+
+    def __init__(self, genesis: Entry, stream: Iterable[Entry]) -> None:
+        self.table_id = genesis.table_id
+        self.keys = [seat.key for seat in parse_genesis(genesis.wire)[4]]
+        self.read = 1  # entries taken from the stream, the genesis included
+        self._stream: Iterator[Entry] | None = iter(stream)
+        self._ahead: deque[Entry] = deque()
+        self._ahead_bytes = 0
+        self._error: LogFileError | None = None
+        self._closed = False  # nothing read from here on makes a round audited
+        self._revealed: dict[int, set[int]] = {}
+        self._latest = 0  # the latest round an entry read so far belongs to
+
+    def __iter__(self) -> Lookahead:
+        return self
+
+    def __next__(self) -> Entry:
+        if not self._ahead:
+            self._read()
+        if self._ahead:
+            entry = self._ahead.popleft()
+            self._ahead_bytes -= len(entry.wire)
+            return entry
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        raise StopIteration
+
+    @property
+    def pending(self) -> int:
+        """Entries read ahead and not yet handed on."""
+        return len(self._ahead)
+
+    def __contains__(self, number: object) -> bool:
+        if type(number) is not int:
+            return False
+        while (
+            len(self._revealed.get(number, ())) < len(self.keys)
+            and not self._closed
+            and self._latest <= number
+            and self._ahead_bytes < LOOKAHEAD_BYTES
+        ):
+            self._read()
+        return len(self._revealed.get(number, ())) == len(self.keys)
+
+    def _read(self) -> None:
+        """One more entry from the stream into the queue (none at its end or a damaged record)."""
+        if self._error is not None or self._stream is None:
+            return
+        try:
+            entry = next(self._stream)
+        except StopIteration:
+            self._stream, self._closed = None, True
+            return
+        except LogFileError as error:
+            self._error, self._closed = error, True
+            return
+        self.read += 1
+        self._ahead.append(entry)
+        self._ahead_bytes += len(entry.wire)
+        self._note(entry)
+
+    def _note(self, entry: Entry) -> None:
+        if self._closed:
+            return
+        number = entry.body.get("round")
+        if (
+            entry.kind in (ABORT, RESIGN)
+            or entry.table_id != self.table_id
+            or entry.seat >= len(self.keys)
+            or not entry.verify(self.keys[entry.seat])  # remembered: judged without a check
+        ):
+            self._closed = True
+        elif type(number) is int:
+            self._latest = max(self._latest, number)
+            if entry.kind == REVEAL:
+                self._revealed.setdefault(number, set()).add(entry.seat)
+
+
+def verify_entries(entries: Iterable[Entry], rest: Callable[[], int] | None = None) -> Verdict:
+    """Judge `entries` (a list, or a stream such as `logfile.iter_log`, whose LogFileError
+    ends the reading) in one pass through an observer table, each entry read as it is judged
+    (`Lookahead` reads a little further only to know whether a round's proofs need a check).
+    Once the verdict is settled, the entries left are counted by `rest()` if given (e.g.
+    `logfile.count_records` on the file, which skips their bodies), else by iterating them."""
     stream = iter(entries)
     try:
         genesis = next(stream, None)
         if genesis is None:
             return Verdict(None, problem="the log has no entries")
-        table = Table(genesis.wire, None, OFFLINE, audited)
+        lookahead = Lookahead(genesis, stream)
+        table = Table(genesis.wire, None, OFFLINE, lookahead)
     except LogFileError as error:
         return Verdict(None, problem=str(error))
     except PeerProtocolError as error:  # a table entry is signed by the key it declares
         return Verdict(None, entries=1, problem=f"entry 0 is not a valid table: {error.reason}")
     judge = Judge(table)
     try:
-        for entry in stream:
+        for entry in lookahead:
             judge.take(entry)
             if judge.decided:
-                more = rest() if rest is not None else sum(1 for _ in stream)
+                more = lookahead.pending + (rest() if rest is not None else sum(1 for _ in stream))
                 judge.skipped += more
                 judge.verdict.entries += more
                 break

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,10 @@ GENESIS_PREV = bytes(HASH_BYTES)
 MAX_ENTRY_BYTES = 1 << 20
 MAX_SEQ = (1 << 32) - 1
 MAX_SEAT = 255
+VERIFIED_MEMORY = 4096
+"""How many valid (key, entry hash) pairs are remembered: a verification is a pure function."""
+_verified: dict[tuple[bytes, bytes], None] = {}  # oldest first
+_verified_lock = threading.Lock()
 KIND_PATTERN = re.compile(r"[a-z][a-z0-9_.-]{0,31}\Z")
 
 
@@ -51,8 +56,17 @@ class Entry:
     hash: bytes
 
     def verify(self, public_key: bytes) -> bool:
-        """Whether `public_key` signed exactly SIGN_DOMAIN + `signed`."""
-        return verify_signature(public_key, SIGN_DOMAIN + self.signed, self.signature)
+        """Whether `public_key` signed exactly SIGN_DOMAIN + `signed` (a valid signature is
+        remembered: the entry read ahead is checked once, not again when it is judged)."""
+        if (public_key, self.hash) in _verified:
+            return True
+        if not verify_signature(public_key, SIGN_DOMAIN + self.signed, self.signature):
+            return False
+        with _verified_lock:
+            _verified[public_key, self.hash] = None
+            while len(_verified) > VERIFIED_MEMORY:
+                del _verified[next(iter(_verified))]
+        return True
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Entry) and self.wire == other.wire

@@ -10,7 +10,7 @@ known too; never before. Names and every sentence that holds a peer's words are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
@@ -21,7 +21,7 @@ from cfnet.game.text import SENTENCE_CHARS, escaped, move_text, round_start, sho
 from cfnet.game.tiles import Tile
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
-from cfnet.protocol.verify import Judge, Verdict, audited_rounds
+from cfnet.protocol.verify import Judge, Lookahead, Verdict
 from cfnet.protocol.wire import RESIGN, Fault
 from cfnet.record.entry import Entry
 from cfnet.record.logfile import LogFileError, iter_log
@@ -55,7 +55,7 @@ def abort_text(fault: Fault, by: int, names: Sequence[str]) -> str:
 class Timeline:
     """Every position of a game so far: `take` each entry after the genesis, in log order."""
 
-    def __init__(self, genesis: bytes, audited: frozenset[int] = frozenset()) -> None:
+    def __init__(self, genesis: bytes, audited: Container[int] = frozenset()) -> None:
         self.table = Table(genesis, None, OFFLINE, audited)
         self.judge = Judge(self.table)
         self.names = shown_names([info.name for info in self.table.seats])
@@ -215,15 +215,14 @@ class Timeline:
 def read_timeline(f: BinaryIO, name: str) -> Timeline:
     """The timeline of the log file open in `f`, read as `cfnet verify` reads it (a damaged
     record ends it); LogFileError or PeerProtocolError if it holds no readable table."""
-    audited = audited_rounds(iter_log(f, name, MAX_ABORT_ENTRY))
-    f.seek(0)
     stream = iter_log(f, name, MAX_ABORT_ENTRY)
     genesis = next(stream, None)
     if genesis is None:
         raise LogFileError(name, 0, 0, "the log holds no entries")
-    timeline = Timeline(genesis.wire, audited)
+    lookahead = Lookahead(genesis, stream)  # the rounds whose hop proofs need no check
+    timeline = Timeline(genesis.wire, lookahead)
     try:
-        for entry in stream:
+        for entry in lookahead:
             if not timeline.take(entry):
                 break
     except LogFileError as error:

@@ -27,7 +27,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.bots import Player
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView
-from cfnet.game.text import result_after_departure
+from cfnet.game.text import comeback_text, result_after_departure
 from cfnet.net.faults import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.net.watch import Watchers
@@ -51,7 +51,7 @@ from cfnet.protocol.table import Table
 from cfnet.protocol.wire import RESIGN, TIMEOUT
 from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity, fingerprint
-from cfnet.seat.session import GameAborted, Notice, SessionEvent, Wait
+from cfnet.seat.session import GameAborted, GameLeft, Notice, SessionEvent, Wait
 from cfnet.seat.waits import Waits
 
 log = logging.getLogger("cfnet.net")
@@ -63,6 +63,7 @@ FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be
 MAX_LINGER = 30.0
 VOTE_RESEND = 5.0  # how often an open stall vote is sent again to every peer...
 VOTE_LOOK = 0.5  # ...and how often to look whether a link came up meanwhile (send it there)
+ASK_AGAIN = 2.0  # a seat asking to be dealt in again sends its request again this often
 
 Follow = Callable[["NetGame", SessionEvent], None]
 """Shown each session event of a game as it happens (plain lines for a computer seat)."""
@@ -110,10 +111,12 @@ class NetGame:
         self._fatal: BaseException | None = None
         self._waits = Waits(table, self.mesh, min(5.0, table.timeout / 3), time.monotonic())
         self._task: asyncio.Task[int] | None = None
-        self.result: GameOver | GameAborted | None = None
-        self.departure: SeatLeft | None = None  # the local seat left: the game goes on
-        self._rejoin = False  # resumed: if it finds it has left, it asks to come back
-        self._asked: bytes | None = None  # the return request posted for this deal
+        self.result: GameOver | GameAborted | GameLeft | None = None
+        self.departure: SeatLeft | None = None  # the local seat's latest departure
+        self._rejoin = False  # resumed and not dealt in again yet: while out, it asks to be
+        self._asked: bytes | None = None  # the return request sent...
+        self._asked_to: frozenset[bytes] = frozenset()  # ...to these peers...
+        self._asked_at = 0.0  # ...last at this time
         self._vote_sent: tuple[bytes, frozenset[bytes], float] | None = None  # what, to whom, when
         self._stalled = False  # 2 seats dealt in and one stalled: no majority can time it out
         self.log_path = store.path / LOG_FILE
@@ -136,8 +139,12 @@ class NetGame:
 
     @property
     def view(self) -> PlayerView | None:
+        """The local seat's view of the round; out of the game, the round without a hand."""
+        table = self.table
+        if table.me is not None and table.departed and table.public is not None:
+            return PlayerView(table.me, (), None, table.public)
         try:
-            return self.table.view()
+            return table.view()
         except LocalProtocolError:
             return None
 
@@ -175,16 +182,31 @@ class NetGame:
 
     @property
     def resigned(self) -> bool:
-        """The game ended with the local seat's own resignation."""
-        left = self.table.aborted or (None if self.departure is None else self.departure.fault)
+        """The game ended, or the local seat left it, with the local seat's own resignation."""
+        left = self.table.aborted
+        if left is None and isinstance(self.result, GameLeft) and self.departure is not None:
+            left = self.departure.fault
         return left is not None and left.code == RESIGN and left.seat == self.table.me
 
     def resign(self) -> bool:
-        if self.table.finished:
+        """Leave for good (this process asks no more to be dealt in again): resign at the
+        seat's next turn, also if a certificate has already brought it back for the next
+        round; out of the game otherwise, the session ends at once, with nothing to post."""
+        table = self.table
+        if table.finished or isinstance(self.result, GameLeft):
             return False
-        self.table.resign()
+        self._rejoin = False
+        if table.departed and not self._coming_back:
+            self.result = replace(self._left(), how="left")
+        else:
+            table.resign()
         self._wake.set()
         return True
+
+    @property
+    def _coming_back(self) -> bool:
+        """A certificate has carried the local seat's return: it is dealt in next round."""
+        return self.table.me in self.table.rounds.returns.coming_back
 
     async def close(self) -> None:
         if self._task is not None and not self._task.done():
@@ -208,14 +230,19 @@ class NetGame:
         """Post nothing (no move, no timeout claim) until a peer has told us its chain and we
         hold its head; give up after `seconds` (a resumed seat must not play on alone)."""
         self._waits.hold(seconds, time.monotonic())
-        self._rejoin = True
         self._emit(Notice("resumed: waiting for a peer to give us the chain as it stands now"))
 
     def replay(self, entries: Sequence[Entry]) -> None:
-        """Feed back the entries saved before a restart (those after the genesis)."""
+        """Feed back the entries saved before a restart by `cfnet resume` (those after the
+        genesis): from then on, while the seat is out of the game (it had left, or it is
+        timed out meanwhile), it asks to be dealt in again, until it is."""
         for entry in entries:
             self.table.receive(entry.wire, time.monotonic())
             self._handle(drain(self.table.next_event))
+        if isinstance(self.result, GameLeft) and self.result.comeback is not None:
+            self._emit(Notice(self.result.reason))
+            self.result = None
+        self._rejoin = True
 
     async def run(self) -> int:
         """Play until the game is over; save, verify and return the exit code (0: a complete
@@ -248,11 +275,12 @@ class NetGame:
         return self._finish()
 
     def _stopped(self) -> bool:
-        """The game is over for this seat: it ended, this seat left it (or was removed from
-        it), or this peer failed."""
+        """The game is over for this seat: it ended, this seat left it for good (it was not
+        resumed to come back, or it was removed), or this peer failed."""
         table = self.table
-        left = table.departed and (not self._rejoin or table.removed)
-        return table.finished or left or self._stalled or self._fatal is not None
+        out = table.departed and not (self._rejoin or self._coming_back)
+        stopped = table.finished or out or table.removed or self._stalled
+        return stopped or self._fatal is not None
 
     def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
@@ -261,7 +289,7 @@ class NetGame:
             if self._waits.holding(time.monotonic()):
                 return
             if table.departed and self._rejoin and not table.finished and not table.removed:
-                self._ask_to_return()
+                self._ask_to_return(time.monotonic())
             if timeouts:
                 table.handle_timer(time.monotonic())
             while True:
@@ -299,14 +327,23 @@ class NetGame:
             self.mesh.resend(vote.wire)
             self._vote_sent = (vote.wire, linked, now)
 
-    def _ask_to_return(self) -> None:
-        """Post the local seat's return request, once per deal: a seat still dealt in carries
-        it in its certificate, and this seat is dealt in again from the next round."""
+    def _ask_to_return(self, now: float) -> None:
+        """Send the local seat's return request until a certificate carries it (a seat still
+        dealt in carries it, and this seat is dealt in again from the next round): to every
+        peer linked, again to a peer newly linked and every ASK_AGAIN s, since a peer that
+        has not yet taken our departure refuses it and nothing brings it back by itself."""
+        if self._coming_back:
+            return
         request = self.table.return_request().wire
-        if request != self._asked and self.mesh.connected:  # else: at the next delivery
-            self._asked = request
-            self.mesh.resend(request)  # again each deal: the first may have found no link
+        linked = self.mesh.connected
+        if not linked:
+            return  # at the next delivery, or the next look
+        if request != self._asked:
             self._emit(Notice("asking to be dealt in again when the next round starts"))
+        elif linked <= self._asked_to and now < self._asked_at + ASK_AGAIN:
+            return
+        self._asked, self._asked_to, self._asked_at = request, linked, now
+        self.mesh.resend(request)
 
     def _deliver(self, wire: bytes, key: bytes) -> bool:
         """An entry from the mesh (never raises); whether to echo it. After the end only an
@@ -358,8 +395,6 @@ class NetGame:
             elif isinstance(event, Superseded):  # the abort that follows replaces the rest
                 self.store.truncate(event.seq)
             elif isinstance(event, RoundStarted | MoveMade | RoundScored):
-                if isinstance(event, RoundStarted):
-                    self._asked = None  # still out: ask again, should the request be lost
                 self._emit(event)
             elif isinstance(event, FaultFound):
                 fault = event.fault
@@ -372,26 +407,27 @@ class NetGame:
                     text += f" ({fault.code}); abort signed by {self._who(event.by)}"
                 self.result = GameAborted(text)
             elif isinstance(event, SeatLeft):
-                text = event.describe([self._who(s) for s in range(self.table.players)])
                 if event.fault.seat != self.table.me:
-                    self._emit(Notice(text))
-                elif self._rejoin and not self.table.removed:  # back after a stop: it asks
-                    self._emit(Notice(f"you left the game: {text}"))
+                    self._emit(Notice(event.describe(self._whos())))
+                    continue
+                self.departure = event
+                left = self._left()
+                if self._rejoin and left.comeback is not None:  # resumed: it asks to be back
+                    self._emit(Notice(left.reason))
                 else:
-                    self.departure = event
-                    how = "were removed from" if self.table.removed else "left"
-                    self.result = GameAborted(f"you {how} the game: {text}")
-            elif isinstance(event, SeatReturned | VoteCast):
-                names = [self._who(s) for s in range(self.table.players)]
-                self._emit(Notice(event.describe(names)))
-                if isinstance(event, VoteCast):
-                    self._send_vote(cast=True)
+                    self.result = left
+            elif isinstance(event, SeatReturned):
+                if event.seat == self.table.me:
+                    self._rejoin = False  # back: should it leave again, that is for good
+                self._emit(Notice(event.describe(self._whos())))
+            elif isinstance(event, VoteCast):
+                self._emit(Notice(event.describe(self._whos())))
+                self._send_vote(cast=True)
             elif isinstance(event, Stalled):
-                names = [self._who(s) for s in range(self.table.players)]
                 self._stalled = True
-                self.result = GameAborted(event.describe(names))
+                self.result = GameAborted(event.describe(self._whos()))
             elif isinstance(event, GameOver):
-                if isinstance(self.result, GameAborted):  # a departure; the result stands
+                if isinstance(self.result, GameLeft):  # a departure; the result stands
                     why = result_after_departure(self.table.game)
                     self._emit(Notice(f"{self.result.reason}: {why}"))
                 self.result = event
@@ -405,8 +441,25 @@ class NetGame:
     def _who(self, seat: int) -> str:
         return f"seat {seat} ({self.table.seats[seat].name})"
 
+    def _whos(self) -> list[str]:
+        return [self._who(s) for s in range(self.table.players)]
+
+    def _left(self) -> GameLeft:
+        """The local seat out of a game that goes on: how, after its latest departure."""
+        departure, name = self.departure, self.table.name
+        if self.table.removed:
+            assert departure is not None
+            text = departure.describe(self._whos())
+            return GameLeft(f"you were removed from the game: {text}", "were removed from", None)
+        if departure is None:
+            return GameLeft("you left the game", "left", comeback_text(name))
+        text = departure.describe(self._whos())
+        how = "resigned from" if departure.fault.code == RESIGN else "were timed out of"
+        return GameLeft(f"you left the game: {text}", how, comeback_text(name))
+
     def _next_wakeup(self) -> float | None:
-        """When to look again: the table's next deadline, a hold, or whom we are waiting for."""
+        """When to look again: the table's next deadline, a hold, whom we are waiting for, or
+        when to ask again to be dealt in."""
         now = time.monotonic()
         text = self._waits.notice(now)
         if text is not None:
@@ -415,6 +468,9 @@ class NetGame:
         if self._vote_sent is not None:  # look again soon: a link may come up
             look = now + VOTE_LOOK
             wakeup = look if wakeup is None else min(wakeup, look)
+        if self._rejoin and self._asked is not None and self.table.departed:
+            again = self._asked_at + ASK_AGAIN
+            wakeup = again if wakeup is None else min(wakeup, again)
         return wakeup
 
     async def _linger(self) -> None:

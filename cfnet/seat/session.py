@@ -35,6 +35,18 @@ class GameAborted:
 
 
 @dataclass(frozen=True, slots=True)
+class GameLeft:
+    """The local seat left a game that goes on without it: `reason` in words (the departure as
+    every log tells it), `how` it left as a sentence goes on from "you" ("resigned from",
+    "were timed out of"), and `comeback`, how to be dealt in again (None: never, it was
+    removed for cheating)."""
+
+    reason: str
+    how: str
+    comeback: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Wait:
     """Whom the table waits for, and how long it still gives them: `left` seconds before the
     seat may be blamed; `link_down`: seconds since the link to that seat broke (None: linked,
@@ -45,9 +57,10 @@ class Wait:
     link_down: float | None = None
 
 
-SessionEvent = RoundStarted | MoveMade | RoundScored | GameOver | Notice | GameAborted
+SessionEvent = RoundStarted | MoveMade | RoundScored | GameOver | Notice | GameAborted | GameLeft
 """The protocol's own events of play (`MoveMade.drawn` only for the local seat's draws), plus
-what only a session says: notices and how its game stopped early."""
+what only a session says: notices, how its game stopped early, and that the local seat left
+a game that goes on."""
 
 
 class GameSession(Protocol):
@@ -111,8 +124,9 @@ class GameSession(Protocol):
         ...
 
     def resign(self) -> bool:
-        """The local player leaves. True: the others are told by a signed resignation at the
-        seat's next turn, and the game's end follows (wait for it); False: leave now."""
+        """The local player leaves, for good in this process. True: the session's end follows
+        by itself (wait for it), once the others are told by a signed resignation at the
+        seat's next turn if it is dealt in; False: leave now."""
         ...
 
     async def close(self) -> None:

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cfnet.game.moves import Move, Play
+from cfnet.game.round import PlayerView
 from cfnet.game.text import (
+    SAT_OUT,
     SENTENCE_CHARS,
     WIDTH,
     audit_note,
@@ -33,7 +35,7 @@ from cfnet.game.text import (
     winner_text,
 )
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
-from cfnet.seat.session import GameAborted, GameSession, Notice, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, GameSession, Notice, SessionEvent
 from cfnet.ui.move_input import numbered_moves, sorted_hand
 from cfnet.ui.styles import (
     MIN_COLUMNS,
@@ -64,7 +66,7 @@ HELP_ITEMS = (
     ("log", "every event so far"),
     ("help", "this text"),
     ("Enter, next", "the next round, after a round"),
-    ("quit, leave", "resign and leave (asks)"),
+    ("quit, leave", "resign and leave (asks; y or Ctrl-C again leaves); cfnet resume comes back"),
     ("Esc", "back to the board"),
     ("PgUp/PgDn", "scroll this pane"),
 )
@@ -82,6 +84,16 @@ def help_lines(width: int) -> list[Line]:
     for text in HELP_RULES:
         lines += wrapped_line("", text, width)
     return lines
+
+
+def left_banner(left: GameLeft) -> str:
+    """What the game screen says once the local seat left a game that goes on."""
+    if left.comeback is None:
+        return f"You {left.how} the game. Press Enter to leave."
+    return (
+        f"You {left.how} the game. The game goes on without you: {left.comeback}."
+        " Press Enter to leave."
+    )
 
 
 def newest_row(rows: Sequence[str], moves: Sequence[Move]) -> int:
@@ -104,7 +116,7 @@ class GamePanes:
         self.panel: str | None = None
         self.round_end: RoundScored | None = None  # set from a round's end to the next deal
         self.results: RoundScored | None = None  # the last round's, for the results panel
-        self.game_end: GameOver | GameAborted | None = None
+        self.game_end: GameOver | GameAborted | GameLeft | None = None
         self.saved_log: Path | None = None  # where the log is, said once the game is over
         self._scroll = 0
         self._board_focus = 0  # the board row with the newest tile
@@ -155,6 +167,11 @@ class GamePanes:
         elif isinstance(event, GameAborted):
             self.game_end = event
             self._add("class:error", f"Game aborted: {event.reason}")
+        elif isinstance(event, GameLeft):
+            self.game_end = event
+            self._add("class:error", f"{event.reason[:1].upper()}{event.reason[1:]}")
+            if event.comeback is not None:
+                self._add("class:info", f"The game goes on without you: {event.comeback}.")
         elif isinstance(event, Notice):
             self._add("class:info", event.text)
 
@@ -235,6 +252,8 @@ class GamePanes:
     def _status_right(self, room: int = WIDTH // 2) -> Line:
         """Whose turn it is, within `room` columns."""
         session = self.session
+        if isinstance(self.game_end, GameLeft):
+            return [("class:status", "Out of the game ")]
         if self.game_end is not None:
             return [("class:status", "Game over ")]
         waiting = session.waiting_for
@@ -333,6 +352,8 @@ class GamePanes:
         if isinstance(self.game_end, GameAborted):
             reason = escaped(self.game_end.reason, SENTENCE_CHARS)
             style, text = "class:error", f"Game aborted: {reason}"
+        elif isinstance(self.game_end, GameLeft):
+            style, text = "class:banner", escaped(left_banner(self.game_end), SENTENCE_CHARS)
         elif self.game_end is not None:
             style, text = (
                 "class:banner",
@@ -369,6 +390,8 @@ class GamePanes:
         view = self.session.view
         if view is None or self.round_end is not None:
             return []
+        if self._out(view):
+            return [[("class:title", "Hand  "), ("", f"({SAT_OUT})")]]
         if not view.hand and not view.public.moves:
             return [[("class:title", "Hand  "), ("", "(being dealt…)")]]
         moves = view.legal_moves() if self._ready() else []
@@ -383,7 +406,7 @@ class GamePanes:
 
     def _moves(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view
-        if view is None or self.round_end is not None:
+        if view is None or self.round_end is not None or self._out(view):
             return []
         moves = numbered_moves(view) if self._ready() else []
         if not moves:
@@ -392,6 +415,10 @@ class GamePanes:
             [("class:number", f"{n})"), ("", f" {m}")] for n, m in enumerate(moves, 1)
         ]
         return wrap_items(items, [("class:title", "Moves ")], width)
+
+    def _out(self, view: PlayerView) -> bool:
+        """The local seat is not dealt into the round shown: it left the game."""
+        return view.seat not in view.public.seated or isinstance(self.game_end, GameLeft)
 
     def _ready(self) -> bool:
         """The table waits for the local seat's move, and its tiles are open."""

@@ -32,7 +32,7 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.game.expert_bot import HINT_THINK, ExpertBot
-from cfnet.game.moves import IllegalMoveError
+from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.seat.session import GameSession
 from cfnet.ui.game_panes import PROMPT_ROWS, GamePanes
 from cfnet.ui.move_input import Command, InputCompleter, InputError, numbered_moves, parse_input
@@ -119,12 +119,17 @@ class GameScreen(GamePanes):
             return
         session = self.session
         try:
-            parsed = parse_input(text, session.view, session.names)
+            parsed: Command | Move | InputError = parse_input(text, session.view, session.names)
         except InputError as error:
-            self.feedback = ("class:error", f"✗ {error}")
-            return
+            parsed = error
         if isinstance(parsed, Command):
             self._command(parsed.name)
+            return
+        if self.game_end is not None:
+            self.feedback = ("class:error", "✗ the game is over for you: press Enter to leave")
+            return
+        if isinstance(parsed, InputError):
+            self.feedback = ("class:error", f"✗ {parsed}")
             return
         try:
             session.submit(parsed)
@@ -135,7 +140,8 @@ class GameScreen(GamePanes):
         self.feedback = ("", "")  # the move shows in the events
 
     def _leave(self) -> None:
-        """Resign: leave at once, or once the resignation is posted at our turn."""
+        """Resign for good: leave at once, or once the session has ended (the resignation
+        posted at our turn)."""
         if self.game_end is not None or not self.session.resign():
             self.app.exit(result=0)
             return
@@ -143,7 +149,7 @@ class GameScreen(GamePanes):
         self.feedback = (
             "class:info",
             "Leaving: your resignation is signed and posted at your turn, so nobody waits for"
-            " you. Ctrl-C leaves at once (the others then wait out your time).",
+            " you, then cfnet ends. Ctrl-C leaves at once (the others then wait out your time).",
         )
 
     def _enter(self) -> None:

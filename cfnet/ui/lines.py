@@ -11,7 +11,7 @@ from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver, RoundScored, RoundStarted
 from cfnet.seat.net_game import NetGame
 from cfnet.seat.seating import AddBot
-from cfnet.seat.session import GameAborted, Notice, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, Notice, SessionEvent
 
 
 def say(text: str) -> None:
@@ -63,6 +63,8 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
         return [f"round {event.round_number}: scores {scores}, totals {totals}"]
     if isinstance(event, Notice):
         return [f"fault: {event.text}" if event.fault else event.text]
+    if isinstance(event, GameLeft):
+        return [event.reason, saved]
     if isinstance(event, GameAborted):
         if event.failure is not None:
             return [f"stopped: {event.failure}"]

@@ -21,7 +21,7 @@ from cfnet.game.text import (
     round_start,
 )
 from cfnet.protocol.events import MoveMade, RoundScored, RoundStarted
-from cfnet.seat.session import GameAborted, Notice, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, Notice, SessionEvent
 
 RECENT = 4  # moves shown under the board
 
@@ -92,6 +92,8 @@ class LiveView:
             self._note(event.text)
         elif isinstance(event, GameAborted):
             self.say(f"game aborted: {event.reason}")
+        elif isinstance(event, GameLeft):
+            self.say(event.reason)
 
     def _note(self, text: str) -> None:
         if self.frames:

@@ -15,6 +15,7 @@ from cfnet.game.text import (
     count,
     escaped,
     fit,
+    left_line,
     pad,
     score_lines,
     seat_name,
@@ -25,7 +26,7 @@ from cfnet.protocol.events import GameOver
 from cfnet.record.identity import fingerprint
 from cfnet.seat.net_game import NO_RESULT_EXIT, NetGame
 from cfnet.seat.seating import AddBot
-from cfnet.seat.session import GameAborted, SessionEvent
+from cfnet.seat.session import GameAborted, GameLeft, SessionEvent
 from cfnet.ui.game_screen import GameScreen
 from cfnet.ui.page import LeftTable, Page, Terminal
 from cfnet.ui.styles import Line, wrapped_line
@@ -218,7 +219,7 @@ class SeatScreens:
 
     async def play(self, game: NetGame) -> int:
         """The game screen until the person leaves it; NO_RESULT_EXIT if the game was aborted
-        (by another seat: a person who resigned leaves with 0)."""
+        (a person who left a game that goes on leaves with 0)."""
         terminal = self.terminal
         self.game = GameScreen(game, terminal.input, terminal.output, terminal.color_depth)
         code = await self.game.run()
@@ -227,6 +228,9 @@ class SeatScreens:
             winners = " and ".join(seat_name(game.names, s) for s in result.winners)
             print(f"cfnet: table {game.table.name!r} is over; the winner: {winners}")
             print("\n".join(score_lines(game.game, game.names)))
+        elif isinstance(result, GameLeft):
+            line = left_line(game.table.name, result.how, result.comeback)
+            print(escaped(line, SENTENCE_CHARS))
         elif isinstance(result, GameAborted) and game.resigned:
             print(f"cfnet: you resigned from table {game.table.name!r}; the others were told")
         elif isinstance(result, GameAborted):

@@ -18,7 +18,7 @@ from pathlib import Path
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.text import escaped, render_board
 from cfnet.protocol.table import MAX_ABORT_ENTRY
-from cfnet.protocol.verify import audited_rounds
+from cfnet.protocol.verify import Lookahead
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 from cfnet.record.identity import fingerprint
 from cfnet.record.logfile import (
@@ -115,9 +115,10 @@ class Spectator:
         """Judge the chain as it now stands again, from its table entry, in a new timeline."""
         assert self.timeline is not None
         chain = list(self.timeline.table.entries)
-        fresh = Timeline(chain[0].wire, audited_rounds(chain))  # their hop proofs were checked
+        entries = Lookahead(chain[0], chain[1:])  # the rounds whose proofs need no check
+        fresh = Timeline(chain[0].wire, entries)
         self._scored_at = []
-        for entry in chain[1:]:
+        for entry in entries:
             fresh.take(entry)
             self._note_scored(fresh, entry.seq)
         self.timeline = fresh

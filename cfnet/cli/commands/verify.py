@@ -41,17 +41,15 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.errors import describe
     from cfnet.game.text import SENTENCE_CHARS, escaped
     from cfnet.protocol.table import MAX_ABORT_ENTRY
-    from cfnet.protocol.verify import audited_rounds, verify_entries
+    from cfnet.protocol.verify import verify_entries
     from cfnet.record.logfile import count_records, iter_log
     from cfnet.ui.report import verify_report
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
         with path.open("rb") as f:
-            audited = audited_rounds(iter_log(f, str(path), MAX_ABORT_ENTRY))
-            f.seek(0)
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
-            verdict = verify_entries(stream, lambda: count_records(f), audited)
+            verdict = verify_entries(stream, lambda: count_records(f))
     except (OSError, GameLookupError) as error:
         print(f"cfnet verify: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
         return 1
