@@ -62,6 +62,7 @@ class Table(Referee):
             self.table_id, self.keys, lambda: self.entries, self._due_at, self._seated_at
         )
         self._stall_why = ""  # the detail of the timeout the local seat's vote may prove
+        self._proof_now = False  # the seat a held proof blames stalled and no majority can vote
 
     @property
     def game(self) -> Game:
@@ -232,7 +233,10 @@ class Table(Referee):
         assert own is not None
         events: list[Event] = [VoteCast(own, seat, len(self.ballot.tally(seq)), needed(seated))]
         if not possible(seated):
-            events.append(Stalled(seat, seq))
+            if self.proof is not None and self.proof.seat == seat:
+                self._proof_now = True  # a proof needs no majority: posted at the head here
+            else:
+                events.append(Stalled(seat, seq))
         return events
 
     def _vote(self, entry: Entry, now: float) -> list[Event]:
@@ -330,14 +334,20 @@ class Table(Referee):
             self._events += self._abort(entry, now)
             return entry
         due = self.due()
-        if due is None or due[0] != self.me:
+        if due is None:
             return None
-        if self.proof is not None:  # a proof held for a built-on place: in place of our entry
-            proof = local.sign(
-                self.table_id, len(self.entries), self.head, ABORT, self.proof.abort_body()
+        # A proof held for a built-on place goes in place of our entry (never one blaming us:
+        # the next seat due posts it), or now if its signer, due, stalled in a 2-seat game.
+        proof = self.proof
+        if proof is not None and proof.seat != self.me and (due[0] == self.me or self._proof_now):
+            self._proof_now = False
+            abort = local.sign(
+                self.table_id, len(self.entries), self.head, ABORT, proof.abort_body()
             )
-            self._events += self._abort(proof, now)
-            return proof
+            self._events += self._abort(abort, now)
+            return abort
+        if due[0] != self.me:
+            return None
         try:
             own = (RESIGN, {}) if self.resigning else self.rounds.own(due[1])
         except Blame as error:
