@@ -13,6 +13,7 @@
 # Everything it made is removed on exit, failure or Ctrl-C. Where it cannot run (not root, no
 # `ip netns`, namespaces not allowed) it says "SKIP: needs root and ip netns ..." and exits 0.
 # Environment: CFNET_NETNS_HOSTS (4..9), CFNET_NETNS_ROUNDS (rounds of the full game, default 2).
+# Sourced with CFNET_NETNS_LIBRARY=1 it only defines its functions (scripts/netns_partition.sh).
 set -euo pipefail
 
 SELF=${BASH_SOURCE[0]:-$0}
@@ -270,4 +271,4 @@ main() {
     say "OK"
 }
 
-main "$@"
+[[ -n ${CFNET_NETNS_LIBRARY:-} ]] || main "$@"

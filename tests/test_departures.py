@@ -27,13 +27,21 @@ from cfnet.protocol.schedule import Step
 from cfnet.protocol.table import OFFLINE, Table
 from cfnet.protocol.testing import Network, sim_identity, start_tables
 from cfnet.protocol.verify import verify_entries
-from cfnet.protocol.wire import ABORT, BAD_ENTRY, EQUIVOCATION, OUT_OF_TURN, RESIGN, Fault
+from cfnet.protocol.wire import (
+    ABORT,
+    BAD_ENTRY,
+    EQUIVOCATION,
+    OUT_OF_TURN,
+    PROTOCOL_VERSION,
+    RESIGN,
+    Fault,
+)
 from cfnet.record.entry import sign_entry
 from cfnet.record.logfile import read_log, write_log
 
 
-def _table(rounds: int = 2) -> Network:
-    return start_tables(3, 21, RuleOptions(rounds=rounds), timeout=60)
+def _table(rounds: int = 2, version: int = PROTOCOL_VERSION) -> Network:
+    return start_tables(3, 21, RuleOptions(rounds=rounds), timeout=60, version=version)
 
 
 def _in_turns(network: Network) -> None:
@@ -217,8 +225,8 @@ def _moves(network: Network) -> tuple[Any, ...]:
     return () if public is None else tuple(public.moves)
 
 
-def _two_seats(rounds: int = 3) -> Network:
-    return start_tables(2, 31, RuleOptions(rounds=rounds), timeout=60)
+def _two_seats(rounds: int = 3, version: int = PROTOCOL_VERSION) -> Network:
+    return start_tables(2, 31, RuleOptions(rounds=rounds), timeout=60, version=version)
 
 
 def _in_round(network: Network, number: int) -> None:
@@ -257,8 +265,10 @@ def test_two_seats_one_resigns_and_the_game_is_over_with_the_rounds_scored(
     assert [r["round"] for r in verdict["rounds"]] == [1]
 
 
-def test_two_seats_one_stalls_and_the_others_claim_ends_the_game_with_the_rounds_scored() -> None:
-    network = _two_seats()
+def test_in_a_version_3_table_of_two_seats_one_seats_timeout_claim_ends_the_game() -> None:
+    """Before stall votes (version 4) one seat's claim timed the other out: with the rounds
+    scored, the result stands."""
+    network = _two_seats(version=3)
     _in_round(network, 2)
     network.tampers = {1: lambda entry: []}  # seat 1's entries reach nobody from now on
     network.run()
@@ -336,8 +346,9 @@ def test_an_abort_that_supersedes_an_audit_gives_every_peer_the_same_result() ->
     """2 seats, round 2: seat 1 posts its reveal only after seat 0's deadline for it, so by
     both clocks it is late. Seat 0 times it out at that seq; seat 1 had already audited round
     2 with its own reveal, and takes the claim, which drops that reveal. Both peers, and
-    `verify`, end with round 1 only: the rounds counted are those audited before the abort."""
-    network = _two_seats(rounds=3)
+    `verify`, end with round 1 only: the rounds counted are those audited before the abort.
+    (A version-3 table: from version 4 a timeout needs a majority's votes.)"""
+    network = _two_seats(rounds=3, version=3)
     host, late = network.tables
     network.run(
         until=lambda: host.game.round_number == 2 and host.due() == (1, frozenset({"reveal"}))
@@ -367,7 +378,7 @@ def test_a_version_2_log_still_verifies(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_in_a_version_2_table_a_departure_still_ends_the_game() -> None:
     """A table made by the cfnet before re-deals keeps its rules when resumed or verified."""
-    network = start_tables(3, 21, RuleOptions(rounds=2), timeout=60, version=2)
+    network = _table(version=2)
     assert network.tables[0].version == 2
     _in_turns(network)
     due = network.tables[0].due()
@@ -390,7 +401,9 @@ def test_a_table_of_an_unknown_version_is_named_so() -> None:
     assert local is not None
     body = {**genesis.body, "version": 5}
     forged = sign_entry(local.identity, genesis.table_id, 0, GENESIS_PREV, 0, "table", body)
-    with pytest.raises(PeerProtocolError, match="protocol version 5; this cfnet knows"):
+    with pytest.raises(
+        PeerProtocolError, match="protocol version 5; this cfnet knows versions 2, 3 and 4"
+    ):
         parse_genesis(forged.wire)
 
 
@@ -400,8 +413,9 @@ def test_two_racing_timeout_claims_converge_on_the_smaller_whatever_the_order(
 ) -> None:
     """Seat 3 stalls; seats 0 and 1 both sign a timeout claim for the same seq (one did not
     hear the other in time). Every peer, whichever claim it takes first, ends up with the
-    bytewise smaller one and one chain, the game going on without seat 3."""
-    network = start_tables(4, 23, RuleOptions(rounds=1), timeout=60)
+    bytewise smaller one and one chain, the game going on without seat 3. (Version 3: one
+    seat's claim; from version 4 a timeout carries a majority's votes.)"""
+    network = start_tables(4, 23, RuleOptions(rounds=1), timeout=60, version=3)
     network.run(until=lambda: network.tables[0].due() == (3, frozenset({"shuffle_a"})))
     network.tampers = {3: lambda entry: []}  # seat 3's entries reach nobody
     tables = network.tables
@@ -432,8 +446,8 @@ def test_a_smaller_racing_claim_that_comes_late_replaces_the_deal_built_on_the_o
     chain before it and deals again on the smaller: one chain, and the game finishes. The same
     seats signed the same seqs again on the smaller claim: an entry of the dropped deal that
     comes late (an echo from a slow peer, a resync) links to another chain, so it is not taken
-    for an equivocation; nobody is blamed."""
-    network = start_tables(4, 24, RuleOptions(rounds=1), timeout=60)
+    for an equivocation; nobody is blamed. (Version 3: one seat's claim.)"""
+    network = start_tables(4, 24, RuleOptions(rounds=1), timeout=60, version=3)
     network.run(until=lambda: network.tables[0].due() == (3, frozenset({"shuffle_a"})))
     network.tampers = {3: lambda entry: []}
     tables = network.tables
@@ -730,8 +744,9 @@ def test_a_claim_confirmed_by_our_own_clock_lets_in_the_entries_that_came_after_
     """Seat 0's clock runs ahead of seat 2's: its timeout claim against the stalled seat 1
     reaches seat 2 before seat 2's own deadline (held), and seat 0's next entry, built on the
     claim, comes right after (ahead of seat 2's chain). When seat 2's clock confirms the claim,
-    that entry is taken too: seat 2 must not wait for an entry it holds, and blame seat 0."""
-    network = start_tables(3, 26, RuleOptions(rounds=1), timeout=60)
+    that entry is taken too: seat 2 must not wait for an entry it holds, and blame seat 0.
+    (Version 3: from version 4 no clock judges a timeout, the votes do.)"""
+    network = start_tables(3, 26, RuleOptions(rounds=1), timeout=60, version=3)
     host, other = network.tables[0], network.tables[2]
     network.run(until=lambda: host.due() == (1, frozenset({"shuffle_a"})))
     network.tampers = {1: lambda entry: []}

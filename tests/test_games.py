@@ -31,7 +31,7 @@ def save(home: Path, name: str, entries: list[Entry], rounds: int, when: float) 
 
 
 def timed_out() -> Network:
-    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30)
+    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30, version=3)  # one's claim
     network.tampers = {1: lambda entry: []}  # seat 1's entries reach nobody
     network.run()
     return network

@@ -3,9 +3,10 @@ cut off from everyone for up to 2.5 timeouts now and then (what it sends and wha
 meanwhile is lost; the keepalive `sync` brings the chain back once it is linked again), and any
 entry ever signed is replayed to any peer at any moment, as a peer or a router in the middle
 may do. Whatever the schedule, no honest seat is ever blamed for a cheat, live or by `verify`
-of any peer's chain: a seat cut off may be timed out, which is a departure, not a blame (and a
-real partition may leave each side claiming the other's timeout, protocol.md 4.6). When nobody
-was cut off long enough to be timed out, every peer ends with the same chain."""
+of any peer's chain: a seat cut off may be timed out, which is a departure, not a blame. Stall
+votes go to every peer (and again with each `sync`), and only a majority's votes time a seat
+out, so a seat cut off never times the others out: whatever the schedule, no two peers' logs
+verify with different results, and once every link is back every peer holds the same chain."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Aborted, Appended, Event, FaultFound, SeatLeft, drain
+from cfnet.protocol.events import Aborted, Appended, Event, FaultFound, SeatLeft, VoteCast, drain
 from cfnet.protocol.testing import start_tables
 from cfnet.protocol.verify import verify_entries
 from cfnet.protocol.wire import RESIGN, TIMEOUT
@@ -83,10 +84,11 @@ def play_on_a_hostile_network(players: int, seed: int, cuts: int, replay: float)
             departed = departed or isinstance(event, SeatLeft | Aborted)
             if (blame := _blame(event)) is not None:
                 blames.append(f"seat {seat} found {blame}")
-            if isinstance(event, Appended):  # echoed on, as the mesh does
+            if isinstance(event, Appended | VoteCast):  # sent on, as the mesh does
+                wire = event.entry.wire if isinstance(event, Appended) else event.vote.wire
                 for target in range(players):
                     if target != seat:
-                        net.send(now, seat, target, event.entry.wire)
+                        net.send(now, seat, target, wire)
 
     def receive(seat: int, wire: bytes) -> None:
         if net.cut_off(now, seat):
@@ -120,6 +122,8 @@ def play_on_a_hostile_network(players: int, seed: int, cuts: int, replay: float)
                         held = min(len(tables[asker].entries), len(tables[other].entries))
                         for entry in tables[other].entries[max(0, held - 1) :]:
                             receive(asker, entry.wire)
+                        if (vote := tables[other].own_vote()) is not None:
+                            receive(asker, vote.wire)
         for seat, table in enumerate(tables):
             table.handle_timer(now)
             handle(seat)
@@ -127,9 +131,13 @@ def play_on_a_hostile_network(players: int, seed: int, cuts: int, replay: float)
         for wire in net.signed:
             receive(seat, wire)
     assert not blames, blames
+    results = set()
     for table in tables:
         verdict = verify_entries(table.entries)
         assert verdict.blamed is None, verdict
+        if verdict.finished and verdict.table is not None:
+            results.add((verdict.table.game.totals, verdict.table.game.winners()))
+    assert len(results) <= 1, results  # one game, never two
     if not departed:
         assert all(table.finished for table in tables), f"not finished after {now:.0f} s"
         assert len({tuple(e.wire for e in table.entries) for table in tables}) == 1

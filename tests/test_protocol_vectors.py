@@ -582,7 +582,7 @@ def test_a_malformed_abort_is_refused_and_its_author_named(change: dict[str, Any
 
 def _three_seats() -> list[Entry]:
     """A 3-seat table just after both accepts: seat 0 is due to post its shuffle_a at seq 3."""
-    network: Network = start_tables(3, 1, RuleOptions(rounds=1))
+    network: Network = start_tables(3, 1, RuleOptions(rounds=1), version=3)
     network.run(until=lambda: len(network.tables[0].entries) >= 3)
     return list(network.tables[0].entries[:3])
 
@@ -760,3 +760,48 @@ def test_the_early_end_vector() -> None:
     assert host.head.hex() in _version_4_text()
     verdict = verify_entries(host.entries)
     assert verdict.ok and verdict.finished and "a player who left concedes" in verdict.note
+
+
+def test_the_stall_vote_vector() -> None:
+    """4.6, "Stall votes": a version-4 table of 3 seats (seed 1), seat 0 due at seq 3; seats 1
+    and 2 vote that it stalled, and seat 1's timeout carrying both votes holds in `verify`."""
+    network = start_tables(3, 1, RuleOptions(rounds=1), version=4)
+    network.run(until=lambda: len(network.tables[0].entries) >= 3)
+    entries = network.tables[0].entries[:3]
+    assert entries[0].hash.hex() == (
+        "d7d6080f4611de3f6d6b2eea34a318a95f831dc91cd31c68887153527cecd1a8"
+    )
+    votes = []
+    for seat in (1, 2):
+        local = network.tables[seat].local
+        assert local is not None
+        votes.append(local.sign(entries[0].table_id, 3, entries[2].hash, "stall", {"seat": 0}))
+    assert votes[0].wire.hex() == "".join(_block("Seat 1's stall vote, 138 bytes of wire:").split())
+    assert votes[0].hash.hex() == (
+        "2519f97843b0143fe3853d734f820f5997856380e20f873d299b7082b0eb2660"
+    )
+    local = network.tables[1].local
+    assert local is not None
+    body = {
+        "blamed": 0,
+        "code": "timeout",
+        "detail": "did not post its shuffle_a within 120 s",
+        "evidence": {"seq": 3, "votes": sorted(v.wire for v in votes)},
+    }
+    abort = local.sign(entries[0].table_id, 3, entries[2].hash, "abort", body)
+    assert (len(abort.wire), abort.hash.hex()) == (
+        504,
+        "79b9743171df882ab6b81f599e27afeda160df2d38640211abd2c696b12b0c3d",
+    )
+    verdict = verify_entries([*entries, abort])
+    assert verdict.blamed is None and verdict.due == 1
+    (departure,) = verdict.departures
+    assert "timed out by the votes of seat 1 (bot1), seat 2 (bot2)" in departure
+    alone = local.sign(
+        entries[0].table_id,
+        3,
+        entries[2].hash,
+        "abort",
+        {**body, "evidence": {"seq": 3, "votes": [votes[0].wire]}},
+    )
+    assert verify_entries([*entries, alone]).blamed == 1  # one vote of 3 seats is no majority

@@ -149,8 +149,8 @@ def test_entries_ahead_are_checked_and_bounded() -> None:
 
 def test_a_forged_entry_is_not_blamed_on_its_seat() -> None:
     """A badly signed entry naming the seat due is refused and not mentioned in the timeout
-    that blames the seat."""
-    network = start_tables(2, 12, RuleOptions(rounds=1), timeout=30)
+    that blames the seat (version 3, where one seat's clock times another out)."""
+    network = start_tables(2, 12, RuleOptions(rounds=1), timeout=30, version=3)
     genesis = network.tables[0].entries[0]
     table = Table(genesis.wire, network.tables[0].local)
     body = {"genesis": genesis.hash}
@@ -169,13 +169,13 @@ def test_real_entries_fit_the_size_limits() -> None:
     assert 2 * MAX_ORDINARY_ENTRY + 4096 <= MAX_ABORT_ENTRY
 
 
-def test_a_partitioned_seat_and_the_others_blame_each_other() -> None:
+def test_in_a_version_3_table_a_partitioned_seat_and_the_others_blame_each_other() -> None:
     """Seat 0 stops hearing seats 1 and 2 when seat 1 is due: seat 0 times seat 1 out after
     the deadline; seat 2 got seat 1's entry in time, refuses that claim, and with seat 1 times
     out seat 0, which is then the one that stalls. The two sides agree among themselves: seats
-    1 and 2 deal the round again without seat 0 and finish the game; seat 0, alone, cannot
-    (version 3: in version 4 a seat left alone wins by the others' leaving, so only a majority
-    may time a seat out)."""
+    1 and 2 deal the round again without seat 0 and finish the game; seat 0, alone, cannot.
+    (From version 4 seat 0 alone times nobody out: tests/adversary/
+    test_one_seat_cannot_time_out_another.py.)"""
     network = start_tables(3, 9, RuleOptions(rounds=1), timeout=30, version=3)
     network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
     network.cut = {(1, 0), (2, 0)}
@@ -280,7 +280,7 @@ def test_a_restarted_seat_takes_a_timeout_claim_against_itself_at_once() -> None
     """Seat 1 is down when it is due; seat 0 claims its timeout. Seat 1, restarted with a new
     clock, cannot deny the claim: it takes it as it comes (one chain with its peer) rather than
     hold it as premature and play on; a table not marked as restarted still holds it."""
-    network = start_tables(2, 14, RuleOptions(rounds=1), timeout=30)
+    network = start_tables(2, 14, RuleOptions(rounds=1), timeout=30, version=3)
     network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
     accuser, down = network.tables
     accuser.handle_timer(network.now + 31)
@@ -315,7 +315,7 @@ def test_a_restarted_seat_takes_a_claim_at_a_seq_where_its_unsent_entry_sits() -
     the replay's arrival time, which proves nothing to anyone: it takes the claim (the claim
     supersedes its entry: one chain with its peer) instead of refusing it as 'arrived in time'
     and claiming its peer's timeout in a chain of its own (the split brain seen in CI)."""
-    network = start_tables(2, 14, RuleOptions(rounds=1), timeout=30)
+    network = start_tables(2, 14, RuleOptions(rounds=1), timeout=30, version=3)
     network.run(until=lambda: network.tables[0].due() == (1, frozenset({"shuffle_b"})))
     accuser, down = network.tables
     (unsent,) = down.entries_to_send(network.now)  # stored by seat 1, never delivered

@@ -133,10 +133,10 @@ def test_a_truncated_log_is_unfinished_and_names_the_seat_due(
     assert verdict["blamed"] is None and verdict["due"] == 1
 
 
-def test_a_timeout_abort_is_a_claim_not_a_proof(
+def test_in_a_version_3_table_a_timeout_abort_is_a_claim_not_a_proof(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30)
+    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30, version=3)
     network.tampers = {1: lambda entry: []}  # seat 1's entries reach nobody
     network.run()
     entries = network.tables[0].entries
@@ -296,8 +296,8 @@ def test_a_certificate_withheld_at_the_end_leaves_the_result_standing(
     out = capsys.readouterr().out
     assert "valid" in out and "INVALID" not in out and "blame" not in out
     assert re.search(
-        r"note: seat \d \(bot\d\) claims seat 2 \(bot2\) did not post its "
-        r"certify within 30 s.*: the result of the audited rounds stands",
+        r"note: seat 2 \(bot2\) did not post its certify within 30 s: timed out by the votes"
+        r" of seat 0 \(bot0\), seat 1 \(bot1\): the result of the audited rounds stands",
         out,
     ), out
     code, verdict = verify_json(path, capsys)
@@ -323,7 +323,8 @@ def test_a_certificate_withheld_before_the_end_times_its_seat_out_and_the_game_g
     assert (code, verdict["valid"], verdict["finished"], verdict["note"]) == (0, True, True, None)
     (departure,) = verdict["departures"]
     assert re.search(
-        r"claims seat 2 \(bot2\) did not post its certify within 30 s.*: round 2 starts among"
+        r"seat 2 \(bot2\) did not post its certify within 30 s: timed out by the votes of"
+        r" seat 0 \(bot0\), seat 1 \(bot1\): round 2 starts among"
         r" seat 0 \(bot0\), seat 1 \(bot1\)$",
         departure,
     ), departure

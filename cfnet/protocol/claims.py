@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from cfnet.deck.sra import is_valid_point
 from cfnet.protocol.chain import Chain
 from cfnet.protocol.round_checks import DECK_SIZE
+from cfnet.protocol.votes import votes_problem
 from cfnet.protocol.wire import (
     ABORT,
     BAD_ENTRY,
@@ -32,7 +33,9 @@ class Judged:
     """What a claim is checked against: the chain, the seat due at any seq (`due_at`), the
     fault this peer found itself (if any), the table's id and timeout, when the step now open
     began here, and the seat (this peer's own, just restarted) whose timeout claims no clock
-    here can judge (`unclocked`: its entries' arrival times are those of the replay)."""
+    here can judge (`unclocked`: its entries' arrival times are those of the replay), and from
+    protocol version 4 the seats dealt in at a seq (`seated_at`): a timeout is then proven by
+    the stall votes of a majority of them, alike live and offline, with no clock."""
 
     chain: Chain
     due_at: Callable[[int], int]
@@ -41,6 +44,7 @@ class Judged:
     timeout: int
     step_started: float
     unclocked: int | None = None
+    seated_at: Callable[[int], tuple[int, ...]] | None = None
     linked: bool = False
     """Version 4: an equivocation proof must be of a place of this chain: at the abort's own
     seq, the pair linked where the abort links; below it, one of the pair the entry there."""
@@ -61,6 +65,8 @@ def claim_problem(claim: Fault, abort: Entry, now: float, at: Judged) -> str | N
         seq = abort.seq
         if evidence["seq"] != seq or at.due_at(seq) != claim.seat:
             return f"seat {claim.seat} was not the seat due at entry {seq}"
+        if at.seated_at is not None:
+            return votes_problem(claim, abort, at.table_id, chain.keys, at.seated_at(seq))
         if claim.seat == at.unclocked:
             return None
         if seq < len(chain):

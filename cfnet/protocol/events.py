@@ -9,6 +9,7 @@ from cfnet.game.board import EndReason
 from cfnet.game.moves import Move
 from cfnet.game.text import goes_on_text, seat_name
 from cfnet.game.tiles import Tile
+from cfnet.protocol.votes import vote_seats
 from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
 from cfnet.record.entry import Entry
 
@@ -96,6 +97,45 @@ class Aborted:
 
 
 @dataclass(frozen=True, slots=True)
+class VoteCast:
+    """The local seat's deadline for `seat` passed: it signed `vote`, a stall vote, to send to
+    every peer (and again whenever a link comes back: `Table.own_vote`); `votes` of the
+    `needed` votes that time `seat` out are held so far."""
+
+    vote: Entry
+    seat: int
+    votes: int
+    needed: int
+
+    def describe(self, names: Sequence[str]) -> str:
+        """What the local seat did and what it waits for, in one line."""
+        who = seat_name(names, self.seat)
+        line = f"{who} did not post in time: voted to time it out"
+        if self.votes >= self.needed:
+            return line
+        return (
+            f"{line}; waiting: cannot reach a majority yet ({self.votes} of the {self.needed}"
+            " votes needed): nobody is timed out until it is reached"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Stalled:
+    """`seat` stalled at entry `seq` where no majority can time it out (2 seats dealt in): the
+    game ends here unfinished, a win for nobody."""
+
+    seat: int
+    seq: int
+
+    def describe(self, names: Sequence[str]) -> str:
+        """Why the game ends here, in one line."""
+        return (
+            f"{seat_name(names, self.seat)} did not post entry {self.seq} in time, and with 2"
+            " seats no majority can time it out: the game ends unfinished, a win for nobody"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class SeatLeft:
     """`fault.seat` left (it resigned, `by` claimed its timeout, or `by`'s abort proved it
     cheated: it is removed and disqualified) and the game goes on among `seated`: round
@@ -114,6 +154,9 @@ class SeatLeft:
         fault = self.fault
         if fault.code == RESIGN:
             why = f"{who} resigned"
+        elif fault.code == TIMEOUT and "votes" in fault.evidence:
+            voters = ", ".join(seat_name(names, s) for s in vote_seats(fault.evidence))
+            why = f"{who} {fault.detail}: timed out by the votes of {voters}"
         elif fault.code == TIMEOUT:
             why = f"{seat_name(names, self.by)} claims {who} {fault.detail}"
         else:
@@ -198,6 +241,8 @@ Event = (
     | ProofHeld
     | Disqualified
     | LateProof
+    | VoteCast
+    | Stalled
 )
 
 

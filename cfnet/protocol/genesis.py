@@ -68,8 +68,8 @@ def parse_genesis(wire: bytes) -> tuple[Entry, str, RuleOptions, int, tuple[Seat
         raise PeerProtocolError("the first entry must be the host's table entry (seq 0, seat 0)")
     version = entry.body.get("version")
     if is_int(version) and version not in READ_VERSIONS:
-        *rest, last = (str(v) for v in READ_VERSIONS)
-        known = f"{', '.join(rest)} and {last}"
+        *older, newest = (str(v) for v in READ_VERSIONS)
+        known = f"{', '.join(older)} and {newest}"
         raise PeerProtocolError(
             f"the table is of protocol version {version}; this cfnet knows versions {known}", 0
         )

@@ -34,12 +34,14 @@ from cfnet.protocol.history import Finality
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.rounds import Rounds
 from cfnet.protocol.schedule import Step
+from cfnet.protocol.votes import VOTES_VERSION
 from cfnet.protocol.wire import (
     ABORT,
     EQUIVOCATION,
     OUT_OF_TURN,
     RESIGN,
     RETURN,
+    STALL,
     TIMEOUT,
     Blame,
     BodyError,
@@ -113,6 +115,8 @@ class Referee:
         self.returning = False  # restarted, nothing posted since: see Table.returned
         self.resigning = False  # the local player leaves at its next turn: see Table.resign
         self._audits: list[int] = []  # the seq of the entry that completed each round's audit
+        self._seated: list[tuple[int, ...]] = []  # the seats dealt in at each placed seq
+        self.votes = self.version >= VOTES_VERSION  # timeouts need a majority's stall votes
         self._step_started = now
         self._events: deque[Event] = deque()
         self._append(entry, now, 0)
@@ -162,6 +166,8 @@ class Referee:
             raise PeerProtocolError(f"entry {entry.seq} is over {limit} bytes")
         if entry.kind == RETURN:
             return self._return_request(entry)
+        if entry.kind == STALL:
+            return self._vote(entry, now)
         if self.aborted is not None:
             return self._earlier_abort(entry, now)
         if self.over:
@@ -196,6 +202,14 @@ class Referee:
         except BodyError as error:
             raise PeerProtocolError(error.reason) from None
         return []
+
+    def _vote(self, entry: Entry, now: float) -> list[Event]:
+        """A seat's stall vote: only a seat of a version-4 table takes it (`Table`)."""
+        raise PeerProtocolError("a stall vote where no seat here can use it")
+
+    def _seated_at(self, seq: int) -> tuple[int, ...]:
+        """The seats dealt in at entry `seq` (those dealt in now, at the head)."""
+        return self._seated[seq] if seq < len(self._seated) else self.rounds.seated
 
     def _after_end(self, entry: Entry, now: float) -> list[Event]:
         """After the last certificate only equivocation still counts: another signed entry of
@@ -364,6 +378,8 @@ class Referee:
     def _append(self, entry: Entry, now: float, expected: int) -> None:
         if self._held is not None and self._held.seq == entry.seq and entry.kind != ABORT:
             self._held = None  # the seat a premature timeout claim named did post in time
+        del self._seated[entry.seq :]
+        self._seated.append(self.rounds.seated)
         self.chain.append(entry, now, expected)
         self.finality.placed(entry, self.rounds.seated)
         self._step_started = now
@@ -413,7 +429,7 @@ class Referee:
     def _abort(self, entry: Entry, now: float) -> list[Event]:
         due = self._due_at(entry.seq)  # who was due there, whatever the abort says
         try:
-            claim = parse_abort(entry.body, self.players)
+            claim = parse_abort(entry.body, self.players, self.votes)
         except BodyError as error:
             return self._bad_abort(entry, now, due, f"malformed abort: {error.reason}")
         if claim.seat == entry.seat:
@@ -429,6 +445,7 @@ class Referee:
             self.timeout,
             self._step_started,
             unclocked,
+            self._seated_at if self.votes else None,
             linked=self.final_rule,
         )
         problem = claim_problem(claim, entry, now, judged)
@@ -468,7 +485,7 @@ class Referee:
                 if entry.kind == RESIGN:
                     rounds.depart(entry.seat, entry.seq, entry.hash)
                 elif entry.kind == ABORT:
-                    claim = parse_abort(entry.body, n)
+                    claim = parse_abort(entry.body, n, self.votes)
                     if self.final_rule and claim.seat not in rounds.seated:
                         rounds.disqualify_absent(claim.seat, entry.seq, entry.hash)
                     else:

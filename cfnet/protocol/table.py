@@ -7,24 +7,32 @@ Inputs: `receive(wire, now)`, `choose(move)`, `handle_timer(now)`; outputs: `ent
 
 One hash chain per table; at every moment exactly one seat is entitled to post the next entry
 (`schedule`), so honest seats never fork it. A provable fault (or a stall past the deadline)
-ends the game with a signed abort naming the seat. No I/O, no clock, no global randomness: the
+ends the game with a signed abort naming the seat (from version 4 a stall needs a majority's
+stall votes first: votes.py). No I/O, no clock, no global randomness: the
 round seeds come from `LocalSeat.entropy` (os.urandom unless a test supplies a derivation).
 """
 
 from __future__ import annotations
 
-from cfnet.errors import LocalProtocolError
+from collections.abc import Container
+
+from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.board import PublicRound
 from cfnet.game.moves import Move
 from cfnet.game.round import Game, PlayerView
+from cfnet.protocol.chain import PENDING_SLACK
+from cfnet.protocol.events import Event, Stalled, VoteCast
+from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.referee import MAX_ABORT_ENTRY, MAX_ORDINARY_ENTRY, OFFLINE, Referee
 from cfnet.protocol.round_checks import RoundChecks
 from cfnet.protocol.schedule import Step
+from cfnet.protocol.votes import MAX_VOTE_BYTES, Ballot, needed, possible
 from cfnet.protocol.wire import (
     ABORT,
     EQUIVOCATION,
     RESIGN,
     RETURN,
+    STALL,
     TIMEOUT,
     TURN_KINDS,
     Blame,
@@ -40,6 +48,21 @@ class Table(Referee):
     """One table's protocol state, `Table(genesis, local, now)`: the referee's chain and game,
     and the local seat's view, moves, posts and timers (`local` None: an observer, what
     `cfnet verify` runs)."""
+
+    def __init__(
+        self,
+        genesis: bytes,
+        local: LocalSeat | None = None,
+        now: float = 0.0,
+        unproven_rounds: Container[int] = frozenset(),
+    ) -> None:
+        """As `Referee`, with the stall votes the local seat holds (`ballot`, version 4)."""
+        super().__init__(genesis, local, now, unproven_rounds)
+        self.ballot = Ballot(
+            self.table_id, self.keys, lambda: self.entries, self._due_at, self._seated_at
+        )
+        self._stall_why = ""  # the detail of the timeout the local seat's vote may prove
+        self._proof_now = False  # the seat a held proof blames stalled and no majority can vote
 
     @property
     def game(self) -> Game:
@@ -137,12 +160,18 @@ class Table(Referee):
         """When `handle_timer` (or `entries_to_send`) next has something to do; None: nothing."""
         if self.finished:
             return None
+        if self.votes and (post := self._timeout_post_time()) is not None:
+            return post
+        if self.votes and self.ballot.blocked():
+            return None
         if self.fault is not None:
             if self.me in self.fault.posters:
                 return self.fault_time + self.fault.posters.index(self.me) * self.timeout
             return None
         due = self.due()
         if due is None or (due[0] == self.me and self._held is None):
+            return None
+        if self.votes and self._voted_here():
             return None
         return self.turn_deadline()
 
@@ -157,6 +186,9 @@ class Table(Referee):
         due = self.due()
         if due is None or now < self._step_started + self.timeout:
             return
+        if self.votes:
+            self._events += self._stall(due[0], due[1], now)
+            return
         held, self._held = self._held, None
         if held is not None and held.seq == len(self.entries):
             self._events += self._abort(held, now)  # a timeout claim now confirmed here
@@ -165,11 +197,93 @@ class Table(Referee):
         if due[0] == self.me:
             return
         seat, kinds = due
+        seq = len(self.entries)
+        fault = Fault(seat, TIMEOUT, self._why(seat, kinds), seq, {"seq": seq})
+        self._events += self._found(fault, self._step_started + self.timeout)
+
+    def _why(self, seat: int, kinds: frozenset[str]) -> str:
+        """A timeout's detail: what `seat` did not post in time (and what of it was refused)."""
         why = f"did not post its {'/'.join(sorted(kinds))} within {self.timeout} s"
         if seat in self.rejected:
             why += f" (what it sent was refused: {self.rejected[seat]})"
-        fault = Fault(seat, TIMEOUT, why, len(self.entries), {"seq": len(self.entries)})
-        self._events += self._found(fault, self._step_started + self.timeout)
+        return why
+
+    # ------------------------------------------------------------------ stall votes (v4)
+
+    def own_vote(self) -> Entry | None:
+        """The local seat's stall vote while it can still count (None: none): to be sent again
+        whenever a link comes back, as no `sync` brings back what is not a chain entry."""
+        return self.ballot.open_vote() if self.votes else None
+
+    def _voted_here(self) -> bool:
+        own = self.ballot.open_vote()
+        return own is not None and own.seq == len(self.entries)
+
+    def _stall(self, seat: int, kinds: frozenset[str], now: float) -> list[Event]:
+        """The seat due stalled past its deadline: vote to time it out, once per place (never
+        while the vote of a place before holds this seat back: `Ballot.blocked`)."""
+        if self.local is None or seat == self.me or self.ballot.blocked() or self._voted_here():
+            return []
+        seq = len(self.entries)
+        self._stall_why = self._why(seat, kinds)
+        self.ballot.cast(self.local.sign(self.table_id, seq, self.head, STALL, {"seat": seat}))
+        self._note_majority(now)
+        seated = len(self._seated_at(seq))
+        own = self.ballot.own
+        assert own is not None
+        events: list[Event] = [VoteCast(own, seat, len(self.ballot.tally(seq)), needed(seated))]
+        if not possible(seated):
+            if self.proof is not None and self.proof.seat == seat:
+                self._proof_now = True  # a proof needs no majority: posted at the head here
+            else:
+                events.append(Stalled(seat, seq))
+        return events
+
+    def _vote(self, entry: Entry, now: float) -> list[Event]:
+        """A peer's stall vote: held (one per seat, its latest) if valid where it links, or
+        signed by its seat a little ahead of the chain; PeerProtocolError otherwise."""
+        if not self.votes or self.local is None or self.finished:
+            raise PeerProtocolError("a stall vote where no seat here can use it")
+        if len(entry.wire) > MAX_VOTE_BYTES:
+            raise PeerProtocolError(f"a stall vote is over {MAX_VOTE_BYTES} bytes")
+        problem = self.ballot.problem(entry, 2 * self.players + PENDING_SLACK)
+        if problem is not None:
+            raise PeerProtocolError(problem)
+        self.ballot.keep(entry)
+        self._note_majority(now)
+        return []
+
+    def _note_majority(self, now: float) -> None:
+        """Remember when the votes for the local seat's open vote first made a majority."""
+        own = self.ballot.open_vote()
+        seen = self.ballot.majority_seen
+        if own is not None and (seen is None or seen[0] != own.prev) and self.ballot.majority():
+            self.ballot.majority_seen = (own.prev, now)
+
+    def _timeout_post_time(self) -> float | None:
+        """When the local seat posts the timeout its majority of votes proves: at once if it is
+        the lowest voter, each next voter `timeout` s later (as 4.6 orders abort posters)."""
+        votes, seen = self.ballot.majority(), self.ballot.majority_seen
+        if votes is None or seen is None:
+            return None
+        voters = sorted(vote.seat for vote in votes)
+        return seen[1] + voters.index(self.me) * self.timeout if self.me in voters else None
+
+    def _timeout_abort(self, now: float) -> Entry | None:
+        """The timeout abort the local seat posts now, at its vote's place, with the votes."""
+        local, when = self.local, self._timeout_post_time()
+        votes, own = self.ballot.majority(), self.ballot.own
+        if local is None or when is None or now < when or votes is None or own is None:
+            return None
+        seq, seat = own.seq, own.body["seat"]
+        evidence = {"seq": seq, "votes": [vote.wire for vote in votes]}
+        fault = Fault(seat, TIMEOUT, self._stall_why, seq, evidence)
+        entry = local.sign(self.table_id, seq, own.prev, ABORT, fault.abort_body())
+        try:
+            self._events += self._abort(entry, now)
+        except PeerProtocolError:
+            return None
+        return entry
 
     # ------------------------------------------------------------------ posting
 
@@ -201,6 +315,10 @@ class Table(Referee):
     def _next_own(self, now: float) -> Entry | None:
         local = self.local
         assert local is not None and self.me is not None
+        if self.votes and (timed_out := self._timeout_abort(now)) is not None:
+            return timed_out
+        if self.votes and self.ballot.blocked():
+            return None
         fault = self.fault
         if fault is not None:
             if self.me not in fault.posters:
@@ -216,14 +334,20 @@ class Table(Referee):
             self._events += self._abort(entry, now)
             return entry
         due = self.due()
-        if due is None or due[0] != self.me:
+        if due is None:
             return None
-        if self.proof is not None:  # a proof held for a built-on place: in place of our entry
-            proof = local.sign(
-                self.table_id, len(self.entries), self.head, ABORT, self.proof.abort_body()
+        # A proof held for a built-on place goes in place of our entry (never one blaming us:
+        # the next seat due posts it), or now if its signer, due, stalled in a 2-seat game.
+        proof = self.proof
+        if proof is not None and proof.seat != self.me and (due[0] == self.me or self._proof_now):
+            self._proof_now = False
+            abort = local.sign(
+                self.table_id, len(self.entries), self.head, ABORT, proof.abort_body()
             )
-            self._events += self._abort(proof, now)
-            return proof
+            self._events += self._abort(abort, now)
+            return abort
+        if due[0] != self.me:
+            return None
         try:
             own = (RESIGN, {}) if self.resigning else self.rounds.own(due[1])
         except Blame as error:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from cfnet.errors import PeerProtocolError
 from cfnet.game.bots import Player, make_bot
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Appended, Event, ProofHeld, drain
+from cfnet.protocol.events import Appended, Event, ProofHeld, VoteCast, drain
 from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
@@ -84,12 +84,7 @@ class Network:
             if player is not None and table.awaiting_local_move:
                 table.choose(player.choose(table.view()))
             posted = table.entries_to_send(self.now)
-            for event in self._take_events(seat):  # a proof received outside the exchanges
-                if isinstance(event, ProofHeld):
-                    moved = True
-                    queue.extend(
-                        (seat, t, w) for w in _passed_on(event) for t in self._others(seat)
-                    )
+            moved |= self._send_own(seat, self._take_events(seat), queue)
             for entry in posted:
                 moved = True
                 tamper = self.tampers.get(seat)
@@ -97,6 +92,41 @@ class Network:
                     queue.extend(
                         (seat, t, wire) for t in to or range(len(self.tables)) if t != seat
                     )
+        self._deliver(queue)
+        return moved
+
+    def _send_own(
+        self, seat: int, events: list[Event], queue: deque[tuple[int, int, bytes]]
+    ) -> bool:
+        """Queue to every other peer what `seat` sends of its own accord on `events` (raised
+        outside the exchanges): each stall vote it cast and each proof it holds; whether a
+        proof was among them (the table moves on when the seat due posts it)."""
+        proof = False
+        for event in events:
+            if isinstance(event, VoteCast):
+                queue.extend((seat, t, event.vote.wire) for t in self._others(seat))
+            elif isinstance(event, ProofHeld):
+                proof = True
+                queue.extend((seat, t, w) for w in _passed_on(event) for t in self._others(seat))
+        return proof
+
+    def resync(self) -> None:
+        """What the mesh does when links come back: each peer answers every other's `sync`
+        (its entries from the other's count - 1 on) and sends its own open stall vote again."""
+        queue: deque[tuple[int, int, bytes]] = deque()
+        for sender, table in enumerate(self.tables):
+            vote = table.own_vote()
+            for target, other in enumerate(self.tables):
+                if target == sender:
+                    continue
+                start = max(0, min(len(other.entries), len(table.entries)) - 1)
+                queue.extend((sender, target, e.wire) for e in table.entries[start:])
+                if vote is not None:
+                    queue.append((sender, target, vote.wire))
+        self._deliver(queue)
+
+    def _deliver(self, queue: deque[tuple[int, int, bytes]]) -> None:
+        """Deliver the queue (and the echoes it brings) over the links not cut."""
         while queue:
             sender, target, wire = queue.popleft()
             if (sender, target) in self.cut:
@@ -111,7 +141,6 @@ class Network:
                     queue.extend((target, t, echo) for t in self._others(target))
             if self.watch is not None:
                 self.watch(self)
-        return moved
 
     def _others(self, seat: int) -> list[int]:
         return [t for t in range(len(self.tables)) if t != seat]
@@ -121,9 +150,11 @@ class Network:
         if not deadlines:
             return False
         self.now = max(self.now, min(deadlines))
+        queue: deque[tuple[int, int, bytes]] = deque()
         for seat, table in enumerate(self.tables):
             table.handle_timer(self.now)
-            self._take_events(seat)
+            self._send_own(seat, self._take_events(seat), queue)
+        self._deliver(queue)
         return True
 
 
@@ -147,8 +178,8 @@ def start_tables(
     timeout: int = DEFAULT_TIMEOUT,
     version: int = PROTOCOL_VERSION,
 ) -> Network:
-    """A network of `players` simulated peers at one new table of protocol `version`
-    (nothing posted yet)."""
+    """A network of `players` simulated peers at one new table of protocol `version` (nothing
+    posted yet)."""
     options = RuleOptions() if options is None else options
     identities = [sim_identity(seed, s) for s in range(players)]
     infos = [SeatInfo(f"bot{s}", identities[s].public) for s in range(players)]

@@ -4,7 +4,8 @@ every signature, link, commitment, shuffle step, key and move. Pure: entries in,
 The verdict rests only on checked signatures (protocol.md 4.7): a seat is named only by an
 entry it provably signed; the first proven fault decides, whatever follows it; a log that
 stops, or whose next record proves nothing (unsigned, unplaceable, damaged), is unfinished with
-the seat that was due; a `timeout` abort is its poster's claim, which time cannot prove offline.
+the seat that was due; a `timeout` abort is its poster's claim, which time cannot prove offline
+(version 3), or from version 4 a departure proven by the stall votes of a majority (votes.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from cfnet.protocol.events import (
 )
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.table import OFFLINE, Table
+from cfnet.protocol.votes import vote_seats
 from cfnet.protocol.wire import ABORT, RESIGN, REVEAL, TIMEOUT, Fault
 from cfnet.record.entry import Entry
 from cfnet.record.logfile import CorruptLog, LogFileError, link_problem
@@ -187,6 +189,12 @@ class Judge:
         if claim.code == RESIGN:  # its own signed word: a departure, not a fault
             verdict.seq = claim.seq
             verdict.problem = f"{self._who(claim.seat)} resigned at entry {claim.seq}"
+        elif claim.code == TIMEOUT and "votes" in claim.evidence:  # proven by a majority's votes
+            voters = ", ".join(self._who(seat) for seat in vote_seats(claim.evidence))
+            verdict.seq = self.table.entries[-1].seq
+            verdict.problem = (
+                f"{self._who(claim.seat)} {claim.detail}: timed out by the votes of {voters}"
+            )
         elif claim.code == TIMEOUT:  # the poster's word: time is not provable offline
             verdict.claim, verdict.claimed_by = claim, event.by
             verdict.seq = self.table.entries[-1].seq

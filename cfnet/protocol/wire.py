@@ -12,11 +12,13 @@ from cfnet.errors import PeerProtocolError
 
 PROTOCOL_VERSION = 4
 """The version of the tables this cfnet makes: 4, where the chain's final places are never
-rewritten, each deal's secrets are bound to the chain it starts on and leaving concedes
+rewritten, each deal's secrets are bound to the chain it starts on, leaving concedes and a
+stall is timed out only by the signed stall votes of a majority of the seats dealt in
 (protocol.md, "Version 4")."""
 READ_VERSIONS = (2, 3, 4)
 """The versions it joins, resumes and verifies: in a version-2 table a departure ends the game;
-in a version-3 table an equivocation may rewind the chain and a leaver keeps its rank."""
+in a version-3 table an equivocation may rewind the chain, a leaver keeps its rank and one
+seat's clock times out the seat due."""
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 24 * 3600
 MAX_NAME_CHARS = 40
@@ -39,6 +41,9 @@ ABORT = "abort"
 RESIGN = "resign"
 RETURN = "return"
 """A seat that left asks to be dealt in again: never a chain entry, carried in a `certify`."""
+STALL = "stall"
+"""A seat's vote that the seat due stalled (version 4): never a chain entry, carried in a
+`timeout` abort (votes.py)."""
 RETURNS = "returns"
 """The optional `certify` field carrying return requests."""
 TURN_KINDS = frozenset({PLAY, DRAW, PASS})
@@ -174,8 +179,9 @@ class Fault:
         }
 
 
-def parse_abort(body: Mapping[str, Any], players: int) -> Fault:
-    """The fault an abort body claims (shape only; the table checks the claim)."""
+def parse_abort(body: Mapping[str, Any], players: int, votes: bool = False) -> Fault:
+    """The fault an abort body claims (shape only; the table checks the claim). `votes`: a
+    `timeout` carries stall votes (protocol version 4)."""
     spec: dict[str, Check] = {
         "blamed": lambda v: is_int(v) and v < players,
         "code": lambda v: v in FAULT_CODES,
@@ -193,6 +199,8 @@ def parse_abort(body: Mapping[str, Any], players: int) -> Fault:
         BAD_PROOF: {"seq": is_int},
         TIMEOUT: {"seq": is_int},
     }
+    if votes:
+        shapes[TIMEOUT] = {"seq": is_int, "votes": lambda v: type(v) is list}
     check_body(f"{code} evidence", evidence, shapes[code])
     seq = evidence.get("seq")
     return Fault(body["blamed"], code, body["detail"], seq, evidence)

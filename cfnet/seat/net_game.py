@@ -9,8 +9,9 @@ the game (nothing more is taken or posted). After the end the seat lingers until
 every seat not blamed announces the same final chain (or the grace period ends).
 It is also a `GameSession`, so the game screen can play a seat; `follow` sees every session
 event (the plain lines of a computer seat). At the end the saved file is checked to be exactly
-the chain the table verified as it came. `chaos` (tests only, net/faults.py) cuts links at
-random.
+the chain the table verified as it came. A stall vote the table casts goes to every peer, and
+again while it counts whenever a link comes up (votes.py); a 2-seat game whose other seat stalls
+ends here unfinished. `chaos` (tests only, net/faults.py) cuts links at random.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ from cfnet.protocol.events import (
     RoundStarted,
     SeatLeft,
     SeatReturned,
+    Stalled,
     Superseded,
+    VoteCast,
     drain,
 )
 from cfnet.protocol.table import Table
@@ -61,6 +64,8 @@ LATE = 0.5  # a timer this late means this process was stopped or starved...
 CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
 FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
+VOTE_RESEND = 5.0  # how often an open stall vote is sent again to every peer...
+VOTE_LOOK = 0.5  # ...and how often to look whether a link came up meanwhile (send it there)
 ASK_AGAIN = 2.0  # a seat asking to be dealt in again sends its request again this often
 
 Follow = Callable[["NetGame", SessionEvent], None]
@@ -115,6 +120,8 @@ class NetGame:
         self._asked: bytes | None = None  # the return request sent...
         self._asked_to: frozenset[bytes] = frozenset()  # ...to these peers...
         self._asked_at = 0.0  # ...last at this time
+        self._vote_sent: tuple[bytes, frozenset[bytes], float] | None = None  # what, to whom, when
+        self._stalled = False  # 2 seats dealt in and one stalled: no majority can time it out
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
 
@@ -262,7 +269,7 @@ class NetGame:
                     late = wakeup is not None and time.monotonic() - wakeup > LATE
                     await asyncio.sleep(CATCH_UP if late else GRACE)
                     judge = True
-            if self._fatal is None and not self.table.departed:
+            if self._fatal is None and not self.table.departed and not self._stalled:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
             if self.watchers is not None:
@@ -275,7 +282,8 @@ class NetGame:
         resumed to come back, or it was removed), or this peer failed."""
         table = self.table
         out = table.departed and not (self._rejoin or self._coming_back)
-        return table.finished or out or table.removed or self._fatal is not None
+        stopped = table.finished or out or table.removed or self._stalled
+        return stopped or self._fatal is not None
 
     def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
@@ -299,8 +307,28 @@ class NetGame:
                     self.mesh.post(entry.wire)
                 if not posted:
                     break
+            self._send_vote()
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
+
+    def _send_vote(self, cast: bool = False) -> None:
+        """Send the local seat's open stall vote to every linked peer: when it is `cast`, and
+        again when a link came up since, or every VOTE_RESEND s (it is not a chain entry: no
+        `sync` brings it back if it was lost)."""
+        vote, now, linked = self.table.own_vote(), time.monotonic(), self.mesh.connected
+        if vote is None:
+            self._vote_sent = None
+            return
+        sent = self._vote_sent
+        if (
+            cast
+            or sent is None
+            or sent[0] != vote.wire
+            or not linked <= sent[1]
+            or now >= sent[2] + VOTE_RESEND
+        ):
+            self.mesh.resend(vote.wire)
+            self._vote_sent = (vote.wire, linked, now)
 
     def _ask_to_return(self, now: float) -> None:
         """Send the local seat's return request until a certificate carries it (a seat still
@@ -400,6 +428,12 @@ class NetGame:
                 if isinstance(event, ProofHeld):  # every seat must hold it: the seat due posts it
                     for wire in event.fault.evidence["entries"]:
                         self.mesh.post(wire)
+            elif isinstance(event, VoteCast):
+                self._emit(Notice(event.describe(self._whos())))
+                self._send_vote(cast=True)
+            elif isinstance(event, Stalled):
+                self._stalled = True
+                self.result = GameAborted(event.describe(self._whos()))
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameLeft):  # a departure; the result stands
                     why = result_after_departure(self.table.game)
@@ -439,6 +473,9 @@ class NetGame:
         if text is not None:
             self._emit(Notice(text))
         wakeup = self._waits.next_wakeup(now)
+        if self._vote_sent is not None:  # look again soon: a link may come up
+            look = now + VOTE_LOOK
+            wakeup = look if wakeup is None else min(wakeup, look)
         if self._rejoin and self._asked is not None and self.table.departed:
             again = self._asked_at + ASK_AGAIN
             wakeup = again if wakeup is None else min(wakeup, again)

@@ -31,7 +31,7 @@ def _cheated_log() -> tuple[list[Entry], int]:
 
 
 def _timed_out_log() -> list[Entry]:
-    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30)
+    network = start_tables(2, 5, RuleOptions(rounds=1), timeout=30, version=3)  # one's claim
     network.tampers = {1: lambda entry: []}  # seat 1's entries reach nobody
     network.run()
     return list(network.tables[0].entries)

@@ -22,12 +22,12 @@ import pytest
 from cheaters import Recording, resign, track_exposure
 
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Disqualified, FaultFound, ProofHeld, SeatLeft
+from cfnet.protocol.events import Disqualified, FaultFound, ProofHeld, SeatLeft, Stalled
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.schedule import Step
 from cfnet.protocol.testing import Network, start_tables
 from cfnet.protocol.verify import verify_entries
-from cfnet.protocol.wire import EQUIVOCATION, RESIGN
+from cfnet.protocol.wire import EQUIVOCATION, RESIGN, TIMEOUT
 from cfnet.record.entry import Entry
 
 CHEAT = 1
@@ -150,3 +150,52 @@ def test_two_colluders_across_a_redeal_open_no_honest_tile() -> None:
 def test_in_version_3_the_colluders_opened_honest_hands() -> None:
     _, worst = _collusion(3)
     assert any(count > 0 for count in worst.values()), worst
+
+
+def _cheater_stalls_when_due(players: int) -> tuple[list[int], Network]:
+    """A cheater whose proof is held stalls when it is due, so that no honest seat is due to
+    post the proof (version 4: the seat due posts a held proof; a stall is timed out by a
+    majority's stall votes): play until it is due in round 2's turns; it stops moving and its
+    second round-1 certificate reaches every honest seat. The honest seats, and the network
+    once the game settles."""
+    network = _table(players, 60 + players, 4)
+    honest = [s for s in range(players) if s != CHEAT]
+    held = _hold_second_certificate(network, CHEAT)
+    cheat = network.tables[CHEAT]
+    network.run(until=lambda: _in_round(network, CHEAT, 2, moves=1) and cheat.awaiting_local_move)
+    assert held, "the cheater signed its second certificate in round 1"
+    network.players[CHEAT] = None  # it stalls
+    for seat in honest:
+        network.tables[seat].receive(held[0].wire, network.now)
+    network.run()
+    return honest, network
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_a_cheater_that_stalls_is_timed_out_and_then_disqualified(players: int) -> None:
+    honest, network = _cheater_stalls_when_due(players)
+    tables = [network.tables[s] for s in honest]
+    for table in tables:
+        events = network.events[table.me or 0]
+        assert [e.fault.seat for e in events if isinstance(e, ProofHeld)] == [CHEAT]
+        left = [e.fault for e in events if isinstance(e, SeatLeft)]
+        assert [(f.seat, f.code) for f in left] == [(CHEAT, TIMEOUT)]
+        (gone,) = [e for e in events if isinstance(e, Disqualified)]
+        assert (gone.fault.seat, gone.fault.code) == (CHEAT, EQUIVOCATION)
+        assert table.over and table.aborted is None
+        assert CHEAT in table.game.disqualified and CHEAT not in table.game.winners()
+    assert len({tuple(e.wire for e in t.entries) for t in tables}) == 1
+    verdict = verify_entries(tables[0].entries)
+    assert verdict.ok and verdict.removed == [CHEAT], verdict.problem
+
+
+def test_in_a_2_seat_game_the_proof_held_ends_it_not_the_stall() -> None:
+    honest, network = _cheater_stalls_when_due(2)
+    (table,) = [network.tables[s] for s in honest]
+    events = network.events[table.me or 0]
+    assert [e.fault.seat for e in events if isinstance(e, ProofHeld)] == [CHEAT]
+    assert not any(isinstance(e, Stalled) for e in events)  # a proof needs no majority
+    assert table.finished and table.game.disqualified == {CHEAT}
+    assert table.game.winners() == (table.me,)
+    verdict = verify_entries(table.entries)
+    assert verdict.ok and verdict.removed == [CHEAT], verdict.problem
