@@ -15,7 +15,7 @@ from prompt_toolkit.output import DummyOutput
 from test_screen import Player, play_first_moves_to_the_end, run_screen
 
 from cfnet.lang import width
-from cfnet.lang.bidi import set_bidi
+from cfnet.lang.bidi import set_bidi, set_terminal
 from cfnet.lang.catalog import set_language
 from cfnet.lang.languages import LANGUAGES, SOURCE
 from cfnet.net.discovery import Discovery
@@ -27,7 +27,15 @@ from cfnet.ui.styles import Frame
 
 SIZES = ((80, 24), (60, 20))
 LONG = "Ada Lovelace of the Analytical Engine co"  # 40 characters, the most a name may have
-CASES = [(code, bidi) for code in LANGUAGES for bidi in ("terminal", "cfnet")]
+TERMINALS = {
+    "terminal": {},
+    "cfnet": {},
+    "vte": {"VTE_VERSION": "7003"},
+    "mlterm": {"MLTERM": "3.9"},
+}
+"""How a terminal gets the text: logical order; reordered by cfnet; with a direction mark before
+each row (a VTE terminal), and embeddings for isolates (mlterm)."""
+CASES = [(code, bidi) for code in LANGUAGES for bidi in TERMINALS]
 CASES = [case for case in CASES if case[1] == "terminal" or LANGUAGES[case[0]].rtl]
 
 
@@ -36,8 +44,10 @@ def language(request: pytest.FixtureRequest) -> Iterator[str]:
     code, bidi = request.param
     set_language(LANGUAGES[code])
     set_bidi("cfnet" if bidi == "cfnet" else "terminal")
+    set_terminal(True, TERMINALS[bidi])
     yield code
     set_bidi("terminal")
+    set_terminal(False, {})
     set_language(LANGUAGES[SOURCE])
 
 

@@ -4,6 +4,7 @@ the parser is built so that `--help` and argparse's own words are in the languag
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import shutil
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from cfnet.lang import bidi
 from cfnet.lang.catalog import _, ngettext, set_language
+from cfnet.lang.catalog import language as current_language
 from cfnet.lang.choice import UnknownLanguageError, choose, language_list
 
 VALUED = ("--lang", "--bidi", "--home")
@@ -77,10 +79,26 @@ def apply(words: Sequence[str]) -> None:
             file=sys.stderr,
         )
     mode = given.get("--bidi", "auto")
-    bidi.set_bidi(
-        bidi.resolve(mode if mode in bidi.MODES else "auto", sys.stdout.isatty(), os.environ)
-    )
+    is_terminal = sys.stdout.isatty()
+    bidi.set_bidi(bidi.resolve(mode if mode in bidi.MODES else "auto", is_terminal, os.environ))
+    bidi.set_terminal(is_terminal, os.environ)
+    if is_terminal and current_language().rtl and bidi.bidi_mode() == "terminal":
+        _lines_by_their_first_letter()
     route_argparse()
+
+
+def _lines_by_their_first_letter() -> None:
+    """In a VTE terminal, have each line laid out in the direction of its first strong letter
+    while cfnet runs, so right-to-left lines start at the right (`bidi.vte_paragraphs`)."""
+    start, end = bidi.vte_paragraphs(os.environ)
+    if start:
+        _write(start)
+        atexit.register(_write, end)
+
+
+def _write(sequence: str) -> None:
+    sys.stdout.write(sequence)
+    sys.stdout.flush()
 
 
 def route_argparse() -> None:
@@ -126,7 +144,10 @@ def language_code(text: str) -> str:
 
 def shown(message: str) -> str:
     """Text laid out in lines (help, usage, an error) as it is to be written: each line in visual
-    order when cfnet does the bidi (`bidi.visual_line`)."""
+    order when cfnet does the bidi (`bidi.visual_line`), after a mark of its direction for a
+    terminal that does (`bidi.written`)."""
     columns = shutil.get_terminal_size().columns
     lines = message.split("\n")
-    return "\n".join(bidi.visual_line(line, columns) if line else line for line in lines)
+    return "\n".join(
+        bidi.written(bidi.visual_line(line, columns)) if line else line for line in lines
+    )

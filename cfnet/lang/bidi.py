@@ -14,7 +14,18 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Literal
 
-from cfnet.lang.bidi_marks import CONTROLS, FSI, ISOLATES, LRI, PDI
+from cfnet.lang.bidi_marks import (
+    CONTROLS,
+    FSI,
+    ISOLATES,
+    LRE,
+    LRI,
+    LRM,
+    PDF,
+    PDI,
+    RLE,
+    RLM,
+)
 from cfnet.lang.catalog import language
 from cfnet.lang.width import pad_left, wrap
 
@@ -24,6 +35,8 @@ MODES = ("auto", "terminal", "cfnet")
 _STRIP = str.maketrans("", "", CONTROLS)
 
 _mode: Mode = "terminal"
+_marks: Literal["none", "isolates", "embeddings"] = "none"
+"""What a terminal that does bidi is given besides the logical text (`set_terminal`)."""
 
 
 def isolate(text: str) -> str:
@@ -65,6 +78,72 @@ def set_bidi(mode: Mode) -> None:
     """Make `visual` reorder lines (`cfnet`) or leave them in logical order (`terminal`)."""
     global _mode
     _mode = mode
+
+
+def set_terminal(is_terminal: bool, environ: Mapping[str, str]) -> None:
+    """Say what the output is, for `terminal_line`: a terminal that does bidi gets a mark of
+    each line's direction, and mlterm (which draws isolate controls as boxes) embeddings in
+    place of isolates; a pipe, a file or a terminal cfnet reorders for gets nothing added."""
+    global _marks
+    if not is_terminal or not terminal_does_bidi(environ):
+        _marks = "none"
+    else:
+        _marks = "embeddings" if "MLTERM" in environ else "isolates"
+
+
+def vte_paragraphs(environ: Mapping[str, str]) -> tuple[str, str]:
+    """The escape sequences that turn on and off a VTE terminal's choice of each line's
+    direction by its first strong letter (DECSET 2501), so that a right-to-left line is laid
+    out from the right; empty strings for any other terminal."""
+    if "VTE_VERSION" in environ and terminal_does_bidi(environ):
+        return "\x1b[?2501h", "\x1b[?2501l"
+    return "", ""
+
+
+def marks_lines() -> bool:
+    """Whether lines of the language in effect get a direction mark for the terminal."""
+    return language().rtl and _mode == "terminal" and _marks != "none"
+
+
+def terminal_line(fragments: list[str]) -> list[str]:
+    """A row of a full screen (its fragments) in a right-to-left language as it is written to
+    the terminal: without controls when cfnet reordered it; with `marked`'s mark after a first
+    space when `marks_lines` (a screen drops a zero-width character that begins a row, so such a
+    row is one cell wider: the screen is drawn a cell narrower); otherwise unchanged."""
+    if not language().rtl:
+        return fragments
+    if _mode == "cfnet":
+        return [fragment.translate(_STRIP) for fragment in fragments]
+    if not marks_lines():
+        return fragments
+    marked = _marked(fragments)
+    return [" " + marked[0], *marked[1:]]
+
+
+def _marked(fragments: list[str]) -> list[str]:
+    """`fragments` after a first mark (RLM, LRM) that gives a terminal doing bidi the line's
+    direction as `starts_right_to_left` finds it, so a line that begins with a name is not
+    taken for left to right; for mlterm, isolates become embeddings, each end followed by the
+    mark so that neighbouring spans stay apart."""
+    mark = RLM if starts_right_to_left("".join(fragments)) else LRM
+    if _marks == "embeddings":
+        fragments = [_as_embeddings(fragment, mark) for fragment in fragments]
+    return [mark + fragments[0], *fragments[1:]]
+
+
+def _as_embeddings(text: str, mark: str) -> str:
+    """`text` with each isolate as the embedding of its direction, and `mark` after each end."""
+    out = []
+    for i, char in enumerate(text):
+        if char == LRI:
+            out.append(LRE)
+        elif char == FSI:
+            out.append(RLE if starts_right_to_left(text[i + 1 :]) else LRE)
+        elif char == PDI:
+            out.append(PDF + mark)
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def bidi_mode() -> Mode:
@@ -130,6 +209,12 @@ def screen_line(line: str, columns: int) -> str | None:
 
         return str(get_display(line, base_dir="L")).translate(_STRIP)
     return None
+
+
+def written(line: str) -> str:
+    """A line of plain output in a right-to-left language as it is written to a terminal that
+    does bidi: after its direction mark (`_marked`); otherwise unchanged."""
+    return _marked([line])[0] if marks_lines() else line
 
 
 def display_lines(text: str, columns: int, indent: str = "", rtl: bool | None = None) -> list[str]:

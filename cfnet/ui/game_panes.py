@@ -38,7 +38,7 @@ from cfnet.game.text import (
     waiting_text,
     winner_text,
 )
-from cfnet.lang import N_, _, isolate, ngettext
+from cfnet.lang import N_, _, isolate, isolate_name, language, ngettext
 from cfnet.lang.typed import translated_commands
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameLeft, GameSession, Notice, SessionEvent
@@ -334,17 +334,21 @@ class GamePanes:
 
     def _players(self, width: int = WIDTH) -> list[Line]:
         """A small table: each seat's name (the one to move marked), tiles in hand, points;
-        names whole unless the width lacks room."""
+        names whole unless the width lacks room. In a right-to-left language the rows' heads
+        are at the right with seat 0 beside them, each row one left-to-right span, so that the
+        columns stay under their names whichever way the terminal lays a line out."""
         session = self.session
         view = session.view
         totals = session.game.totals
         names = self.names
+        rtl = language().rtl
         lead = " " * columns(_row_heads()[0])
         sizes = [max(4, columns(name)) for name in names]
         sizes = fit_widths(sizes, width - len(lead) - 2 * len(names), 4)
-        heads: Line = [("", lead)]
-        counts, points = _row_heads()
-        for seat, (name, size) in enumerate(zip(names, sizes, strict=True)):
+        seats = list(enumerate(zip(names, sizes, strict=True)))
+        heads: Line = [] if rtl else [("", lead)]
+        counts, points = ("", "") if rtl else _row_heads()
+        for seat, (name, size) in reversed(seats) if rtl else seats:
             turn = view is not None and view.public.turn == seat and not view.public.is_over
             tiles: int | str = view.public.hand_counts[seat] if view is not None else 0
             if view is not None and seat not in view.public.seated:
@@ -353,10 +357,18 @@ class GamePanes:
             style = "class:status.turn" if turn else ("class:title" if seat == session.seat else "")
             shown = mark + fit(name, size)
             heads.append(("", " " * (size + 2 - columns(shown))))
-            heads.append((style, shown))
+            heads.append((style, isolate_name(shown)))
             counts += pad(tiles if isinstance(tiles, str) else digits(tiles), size + 2, True)
             points += pad(digits(totals[seat]), size + 2, True)
-        return [heads, [("", counts)], [("", points)]]
+        if not rtl:
+            return [heads, [("", counts)], [("", points)]]
+        counts_head, points_head = _row_heads()  # at the right, the table against the right edge
+        room = width - columns(counts) - columns(lead) - 1
+        return [
+            [("", " " * room), *heads, ("", " " + lead)],
+            [("", " " * room + isolate(f"{counts} {counts_head}"))],
+            [("", " " * room + isolate(f"{points} {points_head}"))],
+        ]
 
     def _main_lines(self, width: int = WIDTH) -> list[Line]:
         view = self.session.view

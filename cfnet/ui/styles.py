@@ -23,7 +23,7 @@ from cfnet.game.text import (
     wrapped,
 )
 from cfnet.lang import language
-from cfnet.lang.bidi import screen_line
+from cfnet.lang.bidi import marks_lines, screen_line, terminal_line
 
 Line = StyleAndTextTuples
 Draw = Callable[[int, int], list[Line]]
@@ -79,15 +79,24 @@ class Frame(UIControl):
         self._draw = draw
 
     def create_content(self, width: int, height: int | None) -> UIContent:
+        width -= marks_lines()  # the cell before each row's direction mark
         drawn = [_in_order(row, width) for row in self._draw(width, height or 1)]
         rtl = language().rtl  # cfnet's own isolates are kept, for a terminal that does bidi
         lines: list[Line] = [
-            [(t[0], escaped(t[1], len(t[1]), isolates=rtl)) for t in row] for row in drawn
+            _for_terminal([(t[0], escaped(t[1], len(t[1]), isolates=rtl)) for t in row])
+            for row in drawn
         ]
         return UIContent(get_line=lambda i: lines[i], line_count=len(lines))
 
     def is_focusable(self) -> bool:
         return False
+
+
+def _for_terminal(row: Line) -> Line:
+    """A row's fragments with the marks the terminal needs (`terminal_line`), styles kept."""
+    row = row or [("", "")]
+    texts = terminal_line([t[1] for t in row])
+    return [(t[0], text) for t, text in zip(row, texts, strict=True)]
 
 
 def _in_order(row: Line, width: int) -> Line:
