@@ -52,7 +52,7 @@ class Seat:
     def __init__(
         self,
         home: Path,
-        table_class: type[Table] = Table,
+        table_class: Callable[[bytes, LocalSeat, float], Table] = Table,
         store_class: type[TableStore] = TableStore,
         local_class: Callable[[Identity, int], LocalSeat] = LocalSeat,
     ) -> None:
