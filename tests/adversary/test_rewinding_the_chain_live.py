@@ -2,8 +2,9 @@
 remember (issue 23; `test_rewinding_the_chain.py` has the same attacks in memory). An unmodified
 `cfnet host` and `cfnet bot` (found by mDNS on 127.0.0.1) play against cheating seats built on
 the library's own classes, in this process: each joins through the lobby, plays with a
-`NetGame` whose table signs a second round-1 certificate and keeps it back, and, once out of
-the game, still listens to every peer with its seat's key (a `Mesh` over an observer `Table`).
+`NetGame` whose table signs a second round-1 certificate and keeps it back; it goes on hearing
+the game after it left, and once removed (or at the end) still listens to every peer with its
+seat's key (a `Mesh` over an observer `Table`), so that it holds every entry it can get.
 
 - One cheater resigns in round 2 (so the abandoned deal is audited and the honest seeds of
   (round 2, deal 0) are revealed), waits until round 2 is dealt again, then sends the second
@@ -36,7 +37,6 @@ from lan_helpers import (
     CFNET,
     LOOPBACK,
     Peer,
-    cfnet_verify,
     lobby_port,
     same_logs,
     table_peers,
@@ -55,7 +55,17 @@ from cfnet.protocol.events import drain
 from cfnet.protocol.local_seat import LocalSeat, SeatRound
 from cfnet.protocol.schedule import Step
 from cfnet.protocol.table import Table
-from cfnet.protocol.wire import ABORT, CERTIFY, DEAL, PLAY, RESIGN, REVEAL, YARD_KEY, unpack
+from cfnet.protocol.wire import (
+    ABORT,
+    CERTIFY,
+    DEAL,
+    EQUIVOCATION,
+    PLAY,
+    RESIGN,
+    REVEAL,
+    YARD_KEY,
+    unpack,
+)
 from cfnet.record.entry import Entry, decode_entry
 from cfnet.seat.net_game import NetGame
 
@@ -115,13 +125,16 @@ class Cheat(Table):
         return []
 
 
-class ResignsInRound2(Cheat):
-    """Resigns in round 2, once two moves are made (it holds its second certificate)."""
+class ResignsThenSends(Cheat):
+    """Resigns in round 2, once two moves are made; once round 2 is dealt again without it,
+    sends its second round-1 certificate to every peer."""
 
     def act(self) -> list[Entry]:
-        if in_round(self, 2, moves=2):
+        if not self.departed and in_round(self, 2, moves=2):
             self.resign()
+        elif self.departed and in_round(self, 2, deal=1):
             self.done = True
+            return self.held[:1]
         return []
 
 
@@ -145,10 +158,20 @@ class SendsItsSecondCertificateInRound2(Cheat):
         return []
 
 
+class HearsTheGameOut(NetGame):
+    """A seat's game that goes on hearing the game once the seat has left it (it stops when
+    the seat is removed or the game is over)."""
+
+    def _stopped(self) -> bool:
+        table = self.table
+        out = table.departed and not table.removed and not table.finished
+        return super()._stopped() and not (out and self._fatal is None)
+
+
 class Listener:
     """A seat out of the game that still listens: its mesh links to every peer (with the
-    seat's key), its chain (an observer `Table`, brought up to date by `sync`); every entry it
-    is given goes to `arrivals`; it echoes nothing."""
+    seat's key, where the seat listened), its chain (an observer `Table`, brought up to date
+    by `sync`); every entry it is given goes to `arrivals`; it echoes nothing."""
 
     def __init__(self, game: NetGame) -> None:
         cheat = game.table
@@ -161,7 +184,9 @@ class Listener:
         drain(self.table.next_event)
         self.arrivals = cheat.arrivals
         self.keys = [info.key for info in game.table.seats]
-        self.mesh = Mesh(game.identity, self.table.table_id, self.keys, self, self._deliver)
+        self.mesh = Mesh(
+            game.identity, self.table.table_id, self.keys, self, self._deliver, retry=(0.05, 0.5)
+        )
 
     def count(self) -> int:
         return len(self.table.entries)
@@ -177,21 +202,15 @@ class Listener:
         return False
 
     async def start(self, addresses: dict[int, tuple[str, int]], me: int) -> None:
-        await self.mesh.start(LOOPBACK)
+        await self.mesh.start(LOOPBACK, addresses[me][1])
         for seat, (host, port) in addresses.items():
             if seat != me:
                 self.mesh.set_address(self.keys[seat], host, port)
 
-    async def until(self, condition: Callable[[Table], bool], what: str) -> None:
-        """Wait (up to DEADLINE s) until `condition` holds for the chain heard so far."""
-        end = time.monotonic() + DEADLINE
-        while not condition(self.table):
-            assert time.monotonic() < end, f"the listener did not see {what}"
-            await asyncio.sleep(0.05)
-
 
 async def out_then_listen(seat: Seat, seating: Seating) -> Listener:
-    """Play `seat`'s game (seated by `seating`) until it is out; then listen on (started)."""
+    """Play `seat`'s game (seated by `seating`) until it is removed or the game is over; then
+    listen on (started) till the end."""
     game = seat.seated(seating.addresses)
     async with asyncio.timeout(2 * DEADLINE):
         await game.run()
@@ -305,43 +324,58 @@ def exposure(home: Path, entries: Sequence[Entry], arrivals: Sequence[bytes]) ->
 
 
 def check_honest_end(
-    honest: Sequence[Peer], codes: list[int], cheat: int, before: Sequence[Entry]
+    honest: Sequence[Peer], codes: list[int], cheat: Cheat, before: Sequence[Entry]
 ) -> list[Entry]:
     """Every honest process finished one game (exit 0), with the same log, which still holds
-    `before` (the chain when the second certificate was sent: nothing was rewound); `cfnet
+    `before` (the chain when the second certificate was sent: nothing was rewound) and the
+    proof at the head; the cheaters opened no tile of an honest hand (`exposure`); `cfnet
     verify` on each log says valid, a complete game, with `cheat` disqualified in the words
     the process said live, and the result it had live. The log."""
     assert codes == [0] * len(honest), codes
     log = same_logs(honest)
     assert [e.wire for e in log[: len(before)]] == [e.wire for e in before]
+    (proof,) = [e for e in log if e.kind == ABORT and e.body["code"] == EQUIVOCATION]
+    assert proof.body["blamed"] == cheat.me and proof.seq >= len(before)  # at the head
+    verifying = [  # meanwhile (on another core)
+        [verify(peer.log_path(), *options) for options in ([], ["--json"])] for peer in honest
+    ]
     for peer in honest:
+        seen = exposure(peer.home, log, cheat.arrivals)
+        assert seen.worst == 0 and seen.witness > 0, (peer.home.name, seen.worst, seen.witness)
+    for peer, (text, plain) in zip(honest, verifying, strict=True):
         live = peer.output()
         (said,) = [
             line.removeprefix("fault: ")
             for line in live.splitlines()
-            if line.removeprefix("fault: ").startswith(f"seat {cheat} (") and "disqualified" in line
+            if line.removeprefix("fault: ").startswith(f"seat {cheat.me} (")
+            and "disqualified" in line
         ]
         over = re.search(r"^game over: totals \[([\d, ]*)\]; winner: (.*)$", live, re.MULTILINE)
         assert over is not None, live
-        result = cfnet_verify(peer.log_path())
-        assert result.returncode == 0, result.stdout + result.stderr
-        assert "valid: a complete game" in result.stdout, result.stdout
-        assert f": {said}" in result.stdout, (said, result.stdout)
-        verdict = json.loads(verify_json(peer.log_path()))
-        assert verdict["removed"] == [cheat], verdict
+        out = verified(text)
+        assert "valid: a complete game" in out, out
+        assert f": {said}" in out, (said, out)
+        verdict = json.loads(verified(plain))
+        assert verdict["removed"] == [cheat.me], verdict
         assert verdict["totals"] == [int(t) for t in over[1].split(", ")], (verdict, over[0])
         assert verdict["winners"] == [int(w) for w in re.findall(r"seat (\d+) \(", over[2])]
     return log
 
 
-def verify_json(path: Path) -> str:
-    """What `cfnet verify --json` prints for the log at `path` (it exits 0: a valid game)."""
-    result = subprocess.run(
-        [*CFNET, "verify", "--json", str(path)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
+def verify(path: Path, *options: str) -> subprocess.Popen[str]:
+    """`cfnet verify [options] path`, started."""
+    command = [*CFNET, "verify", *options, str(path)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def verified(process: subprocess.Popen[str]) -> str:
+    """What a `verify` process printed; it must exit 0 (a valid game)."""
+    try:
+        out, _ = process.communicate(timeout=DEADLINE)
+    finally:
+        process.kill()
+    assert process.returncode == 0, out
+    return out
 
 
 async def _late_certificate(tmp: Path) -> tuple[list[Peer], list[int], Cheat, list[Entry]]:
@@ -350,27 +384,28 @@ async def _late_certificate(tmp: Path) -> tuple[list[Peer], list[int], Cheat, li
     arrivals: list[bytes] = []
     peers = table_peers(tmp, "rewind", seats=3, rounds=2, timeout=TIMEOUT)
     honest = peers[:2]  # the host (seat 0) and a bot (seat 2)
-    eve = Seat(tmp / "eve", table_class=partial(ResignsInRound2, arrivals=arrivals))
+    eve = Seat(
+        tmp / "eve",
+        game_class=HearsTheGameOut,
+        table_class=partial(ResignsThenSends, arrivals=arrivals),
+    )
     try:
         joining = await sit(eve, "eve", await open_table(peers))
         honest[1].start()
         async with asyncio.timeout(DEADLINE):
             seating = await joining
         assert seating.seat == 1
-        listener = await out_then_listen(eve, seating)  # it resigned
+        listener = await out_then_listen(eve, seating)
         cheat = listener.cheat
-        assert cheat.done and cheat.held and cheat.departed
+        assert cheat.done and cheat.departed
         try:
-            await listener.until(lambda t: in_round(t, 2, deal=1), "round 2 dealt again")
-            before = list(listener.table.entries)
-            listener.mesh.post(cheat.held[0].wire)
             codes = await asyncio.to_thread(wait_all, honest)
         finally:
             await listener.mesh.close()
     finally:
         for peer in peers:
             peer.kill()
-    return honest, codes, cheat, before
+    return honest, codes, cheat, cheat.then
 
 
 def test_a_late_second_certificate_after_a_resign_opens_no_honest_tile_live(
@@ -379,10 +414,7 @@ def test_a_late_second_certificate_after_a_resign_opens_no_honest_tile_live(
     honest, codes, cheat, before = asyncio.run(_late_certificate(tmp_path))
     revealed = {e.seat for e in before if e.kind == REVEAL and e.body["round"] == 2}
     assert revealed == {0, 2}, "the abandoned deal was audited: the honest seeds were out"
-    log = check_honest_end(honest, codes, 1, before)
-    for peer in honest:
-        seen = exposure(peer.home, log, cheat.arrivals)
-        assert seen.worst == 0 and seen.witness > 0, (peer.home.name, seen.worst, seen.witness)
+    check_honest_end(honest, codes, cheat, before)
 
 
 async def _collusion(tmp: Path) -> tuple[list[Peer], list[int], list[Cheat]]:
@@ -393,7 +425,10 @@ async def _collusion(tmp: Path) -> tuple[list[Peer], list[int], list[Cheat]]:
     honest = peers[:2]  # the host (seat 0) and a bot (seat 3)
     sends = partial(SendsItsSecondCertificateInRound2, arrivals=arrivals)
     resigns = partial(ResignsAtItsCertificate, arrivals=arrivals)
-    cheats = [Seat(tmp / "mallory", table_class=sends), Seat(tmp / "trudy", table_class=resigns)]
+    cheats = [
+        Seat(tmp / "mallory", table_class=sends, game_class=HearsTheGameOut),
+        Seat(tmp / "trudy", table_class=resigns, game_class=HearsTheGameOut),
+    ]
     try:
         port = await open_table(peers)
         joining = [await sit(cheat, cheat.home.name, port) for cheat in cheats]
@@ -406,7 +441,7 @@ async def _collusion(tmp: Path) -> tuple[list[Peer], list[int], list[Cheat]]:
         try:
             tables = [listener.cheat for listener in listeners]
             assert all(t.done for t in tables)
-            assert tables[0].removed and tables[1].departed
+            assert tables[0].removed and tables[1].departed and tables[1].finished
             codes = await asyncio.to_thread(wait_all, honest)
         finally:
             for listener in listeners:
@@ -422,9 +457,7 @@ def test_two_colluders_across_a_redeal_open_no_honest_tile_live(tmp_path: Path) 
     before = sender.then
     dealt = {e.seat for e in before if e.kind == DEAL and e.body["round"] == 2}
     assert dealt == {0, 1, 3}, "round 2 was dealt without the partner, its keys out"
-    log = check_honest_end(honest, codes, 1, before)
-    resigned = [e for e in log if e.seat == 2 and e.kind in (RESIGN, ABORT)]
-    assert resigned, "the partner left at its certificate"
-    for peer in honest:
-        seen = exposure(peer.home, log, sender.arrivals)
-        assert seen.worst == 0 and seen.witness > 0, (peer.home.name, seen.worst, seen.witness)
+    log = check_honest_end(honest, codes, sender, before)
+    (first,) = [e for e in log if e.kind == CERTIFY and e.seat == 1 and e.body["round"] == 1]
+    after = log[first.seq + 1]
+    assert (after.seat, after.kind) == (2, RESIGN), "the partner resigned at its certificate"
