@@ -213,7 +213,8 @@ async def out_then_listen(seat: Seat, seating: Seating) -> Listener:
     listen on (started) till the end."""
     game = seat.seated(seating.addresses)
     async with asyncio.timeout(2 * DEADLINE):
-        await game.run()
+        code = await game.run()
+    assert code != 1, f"the cheater's game failed: {game.result}"
     listener = Listener(game)
     await listener.start(seating.addresses, seating.seat)
     return listener
