@@ -5,13 +5,13 @@ their hands that the other seats could open before they were played (`exposed`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 from cfnet.deck.sra import SeatSecrets
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import Event, FaultFound, SeatLeft
-from cfnet.protocol.local_seat import LocalSeat
+from cfnet.protocol.local_seat import LocalSeat, SeatRound
 from cfnet.protocol.schedule import Step
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
@@ -57,18 +57,26 @@ class Recording(LocalSeat):
         return super().sign(table_id, seq, prev, kind, body)
 
 
-def exposed(table: Table) -> int:
+def open_tiles(table: Table, given: Callable[[SeatRound], Container[bytes]]) -> int:
     """How many unplayed tiles of `table`'s local hand (dealt or drawn) the other seats could
-    open now: every other seat's key for them is public once dealt, so a tile is open to them
-    as soon as the local seat's own key for its position was given away anywhere."""
-    local, seat = table.local, table.rounds.seat
+    open now, when they hold the local seat's own keys `given(its round)`: every other seat's
+    key for a dealt tile is public, so a tile is open to them as soon as the local seat's own
+    key for its position is out."""
+    seat = table.rounds.seat
     playing = table.step is Step.TURNS and not table.finished  # the reveal opens what is left
-    if not isinstance(local, Recording) or seat is None or table.departed or not playing:
+    if seat is None or table.departed or not playing:
         return 0
     checks = seat.checks
     positions = {*checks.dealt_positions(seat.me), *seat.mine} - checks.played
-    own = seat.secrets.position_keys
-    return sum(1 for p in positions if own[p] in local.given)
+    own, keys = seat.secrets.position_keys, given(seat)
+    return sum(1 for p in positions if own[p] in keys)
+
+
+def exposed(table: Table) -> int:
+    """How many unplayed tiles of `table`'s local hand the other seats could open now, from
+    the keys a `Recording` seat gave away anywhere (0 for another seat)."""
+    local = table.local
+    return open_tiles(table, lambda _: local.given) if isinstance(local, Recording) else 0
 
 
 def track_exposure(network: Network, honest: Sequence[int]) -> dict[int, int]:

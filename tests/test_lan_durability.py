@@ -52,9 +52,10 @@ class Seat:
     def __init__(
         self,
         home: Path,
-        table_class: type[Table] = Table,
+        table_class: Callable[[bytes, LocalSeat, float], Table] = Table,
         store_class: type[TableStore] = TableStore,
         local_class: Callable[[Identity, int], LocalSeat] = LocalSeat,
+        game_class: type[NetGame] = NetGame,
     ) -> None:
         self.home = prepare_home(home)
         self.identity = load_identity(self.home)
@@ -62,6 +63,7 @@ class Seat:
         self.table_class = table_class
         self.store_class = store_class
         self.local_class = local_class
+        self.game_class = game_class
 
     async def prepare(self, genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
         local = self.local_class(self.identity, seat)
@@ -71,7 +73,7 @@ class Seat:
         )
         store = self.store_class.create(self.home, meta)
         store.append(table.entries[0])
-        self.game = NetGame(self.identity, table, store, player=GreedyBot())
+        self.game = self.game_class(self.identity, table, store, player=GreedyBot())
         port = await self.game.listen(LOOPBACK)
         store.save_meta(replace(meta, addresses={**known, seat: (LOOPBACK, port)}))
         return port
