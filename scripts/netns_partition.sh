@@ -13,7 +13,8 @@
 #        by moving their ports to a second bridge in the switch's namespace): no side holds a
 #        majority. Kept so for twice the timeout after a seat has voted, then joined again:
 #        nobody is timed out and the game goes on to its end, with one log everywhere and no
-#        departure.
+#        departure. Prints how long the game took after the heal and how many stall votes were
+#        cast after it (a seat that voted plays on as soon as the entry it waited for comes).
 # Prints what it saw and "OK"; removes everything it made. Without root it says
 # "SKIP: needs root and ip netns ..." and exits 0.
 # Usage: netns_partition.sh one|two. Environment: CFNET_PARTITION_TIMEOUT (default 12).
@@ -160,11 +161,20 @@ two_cut_off() {
         "$WORK/peer3" "$WORK/peer4"
     say "a seat voted: $(grep -hF -m1 "cannot reach a majority" "$WORK"/peer[1-4] | head -1)"
     sleep "$((2 * TIMEOUT))" # the scenario: cut off for twice the timeout after a vote
+    local healed i votes=0 seen=()
+    for ((i = 1; i <= 4; i++)); do
+        seen+=("$(wc -l <"$WORK/peer$i")")
+    done
     join_bridge
+    healed=$(now)
     wait_peer 1 0
     wait_peer 2 0
     wait_peer 3 0
     wait_peer 4 0
+    for ((i = 1; i <= 4; i++)); do
+        votes=$((votes + $(tail -n "+$((seen[i - 1] + 1))" "$WORK/peer$i" | grep -cF "voted to time it out" || true)))
+    done
+    say "after the heal: the game ended in $(ms_between "$healed" "$(now)") ms; stall votes cast since: $votes"
     ! grep -F "timed out by the votes of" "$WORK"/peer[1-4] ||
         fail "a seat was timed out without a majority"
     find_logs
