@@ -209,8 +209,8 @@ class Table(Referee):
     # ------------------------------------------------------------------ stall votes (v4)
 
     def own_vote(self) -> Entry | None:
-        """The local seat's stall vote while it can still count (None: none): to be sent again
-        whenever a link comes back, as no `sync` brings back what is not a chain entry."""
+        """The local seat's stall vote while it is open, its place the head (None: none): to be
+        sent again whenever a link comes back, as no `sync` brings back what is not an entry."""
         return self.ballot.open_vote() if self.votes else None
 
     def _stall(self, seat: int, kinds: frozenset[str], now: float) -> list[Event]:

@@ -153,7 +153,7 @@ class Ballot:
         return True
 
     def cast(self, vote: Entry) -> None:
-        """The local seat's own vote (signed for the head): held, and resent until it is used."""
+        """The local seat's own vote (signed for the head): held, and resent while it is open."""
         self.own = vote
         self.majority_seen = None
         self.keep(vote)
