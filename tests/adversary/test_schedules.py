@@ -1,8 +1,9 @@
 """A property over schedules of cheating (issue 23): one or two cheating seats, at random points
 of an in-memory game, equivocate (at their next entry, to split the others, or much later, for
 an entry long built on), resign, ask to come back, withhold their next entries (a stall: they
-are timed out), or replay old entries; and the links split (2 and 2 with 4 seats, no side a
-majority; one cheater cut off alone with 3) and heal again. After every schedule:
+are timed out), or replay old entries; and the links split, the cheating seats on one side and
+the honest seats on the other (one cheater alone where two would be a majority), and heal again.
+After every schedule:
 
 - no honest seat is blamed, removed or timed out, by any honest peer;
 - no tile of an honest hand was ever open to the other seats before it was played (honest
@@ -78,9 +79,11 @@ class Schedule:
 
 @st.composite
 def schedules(draw: st.DrawFn, split: bool = False) -> Schedule:
-    """A random schedule; with `split`, one that splits the links first (4 seats: 2 and 2)."""
+    """A random schedule; with `split`, one of 4 seats, 2 cheating, that splits the links first
+    (2 and 2)."""
     players = draw(st.sampled_from([4] if split else [3, 4]))
-    cheats = tuple(sorted(draw(st.sets(st.integers(0, players - 1), min_size=1, max_size=2))))
+    fewest = 2 if split else 1
+    cheats = tuple(sorted(draw(st.sets(st.integers(0, players - 1), min_size=fewest, max_size=2))))
     step = st.builds(
         Step,
         st.integers(0, 60),
@@ -133,10 +136,13 @@ class Adversary:
         return tamper
 
     def split(self, pick: int) -> None:
-        """Cut the links: with 4 seats into 2 and 2 (seat 0 with the seat `pick` names), so no
-        side holds a majority; with 3, one cheater (by `pick`) from the others."""
+        """Cut the links between the cheating seats and the honest ones (2 and 2 with 4 seats:
+        no side holds a majority), or, where the cheaters would be a majority, between one of
+        them (by `pick`) and the others. Whatever happens on either side (a cheater may even be
+        removed meanwhile), the honest seats are never cut off from one another."""
         seats = range(len(self.network.tables))
-        side = {0, 1 + pick % 3} if len(seats) == 4 else {self.cheats[pick % len(self.cheats)]}
+        cheats = set(self.cheats)
+        side = cheats if 2 * len(cheats) <= len(seats) else {self.cheats[pick % len(cheats)]}
         self.network.cut = {(a, b) for a in seats for b in seats if (a in side) != (b in side)}
 
     def heal(self) -> None:
@@ -283,6 +289,7 @@ def test_no_schedule_of_cheats_harms_an_honest_seat(schedule: Schedule) -> None:
 def test_no_schedule_of_cheats_across_a_split_and_heal_harms_an_honest_seat(
     schedule: Schedule,
 ) -> None:
-    """The same, each schedule starting with a 2-and-2 split of a 4-seat table (no side holds
-    a majority), healed by a later step or at the end."""
+    """The same, each schedule starting with a 2-and-2 split of a 4-seat table, the two
+    cheaters from the two honest seats (no side holds a majority), healed by a later step or at
+    the end."""
     play(schedule)
