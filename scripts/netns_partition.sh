@@ -9,11 +9,12 @@
 #        said that it cannot reach a majority (longer than the timeout), then healed. The 3
 #        finish with one result; host 4's log ends as a prefix of theirs (it takes their chain,
 #        its departure included); `cfnet verify` of each log gives no other result.
-#   two: the bridge is split in two (hosts 1 and 2 on one side, hosts 3 and 4 on the other,
-#        by moving their ports to a second bridge in the switch's namespace): no side holds a
-#        majority. Kept so for twice the timeout after a seat has voted, then joined again:
+#   two: the bridge is split in two (the hosts of seats 0 and 2 on one side, those of seats 1
+#        and 3 on the other, so the turns go across the cut, by moving the ports of the second
+#        side to a second bridge in the switch's namespace): no side holds a majority. Kept so for twice the timeout after a seat has voted, then joined again:
 #        nobody is timed out and the game goes on to its end, with one log everywhere and no
-#        departure.
+#        departure. Prints how long the game took after the heal and how many stall votes were
+#        cast after it (a seat that voted plays on as soon as the entry it waited for comes).
 # Prints what it saw and "OK"; removes everything it made. Without root it says
 # "SKIP: needs root and ip netns ..." and exits 0.
 # Usage: netns_partition.sh one|two. Environment: CFNET_PARTITION_TIMEOUT (default 12).
@@ -33,17 +34,38 @@ cut_host() {
     say "host $1 cut off ($(date +%T))"
 }
 
+# The host whose peer sits in seat $1 (the host is seat 0; a bot says "you are seat N of 4").
+host_of_seat() {
+    local i
+    ((${1} == 0)) && { say 1; return; }
+    for ((i = 2; i <= 4; i++)); do
+        grep -qF "you are seat $1 of " "$WORK/peer$i" && { say "$i"; return; }
+    done
+    fail "no host says it sits in seat $1"
+}
+
+AWAY=() # the hosts moved to the second bridge
+
 split_bridge() {
+    local i
+    for i in 1 2 3; do
+        wait_text "you are seat $i of " 60 "$WORK/peer2" "$WORK/peer3" "$WORK/peer4"
+    done
+    AWAY=("$(host_of_seat 1)" "$(host_of_seat 3)")
     ip -n "$SWITCH" link add br1 type bridge stp_state 0 mcast_snooping 0
     ip -n "$SWITCH" link set br1 up
-    ip -n "$SWITCH" link set port3 master br1
-    ip -n "$SWITCH" link set port4 master br1
-    say "hosts 1 2 | hosts 3 4: the bridge is split ($(date +%T))"
+    for i in "${AWAY[@]}"; do
+        ip -n "$SWITCH" link set "port$i" master br1
+    done
+    say "hosts $(host_of_seat 0) $(host_of_seat 2) (seats 0 2) | hosts ${AWAY[*]} (seats 1 3):" \
+        "the bridge is split ($(date +%T))"
 }
 
 join_bridge() {
-    ip -n "$SWITCH" link set port3 master br0
-    ip -n "$SWITCH" link set port4 master br0
+    local i
+    for i in "${AWAY[@]}"; do
+        ip -n "$SWITCH" link set "port$i" master br0
+    done
     say "the bridge is whole again ($(date +%T))"
 }
 
@@ -160,11 +182,20 @@ two_cut_off() {
         "$WORK/peer3" "$WORK/peer4"
     say "a seat voted: $(grep -hF -m1 "cannot reach a majority" "$WORK"/peer[1-4] | head -1)"
     sleep "$((2 * TIMEOUT))" # the scenario: cut off for twice the timeout after a vote
+    local healed i votes=0 seen=()
+    for ((i = 1; i <= 4; i++)); do
+        seen+=("$(wc -l <"$WORK/peer$i")")
+    done
     join_bridge
+    healed=$(now)
     wait_peer 1 0
     wait_peer 2 0
     wait_peer 3 0
     wait_peer 4 0
+    for ((i = 1; i <= 4; i++)); do
+        votes=$((votes + $(tail -n "+$((seen[i - 1] + 1))" "$WORK/peer$i" | grep -cF "voted to time it out" || true)))
+    done
+    say "after the heal: the game ended in $(ms_between "$healed" "$(now)") ms; stall votes cast since: $votes"
     ! grep -F "timed out by the votes of" "$WORK"/peer[1-4] ||
         fail "a seat was timed out without a majority"
     find_logs

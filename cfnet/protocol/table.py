@@ -162,8 +162,6 @@ class Table(Referee):
             return None
         if self.votes and (post := self._timeout_post_time()) is not None:
             return post
-        if self.votes and self.ballot.blocked():
-            return None
         if self.fault is not None:
             if self.me in self.fault.posters:
                 return self.fault_time + self.fault.posters.index(self.me) * self.timeout
@@ -171,8 +169,8 @@ class Table(Referee):
         due = self.due()
         if due is None or (due[0] == self.me and self._held is None):
             return None
-        if self.votes and self._voted_here():
-            return None
+        if self.own_vote() is not None:
+            return None  # voted here: nothing more to do until the place moves or a majority
         return self.turn_deadline()
 
     def turn_deadline(self) -> float | None:
@@ -211,18 +209,13 @@ class Table(Referee):
     # ------------------------------------------------------------------ stall votes (v4)
 
     def own_vote(self) -> Entry | None:
-        """The local seat's stall vote while it can still count (None: none): to be sent again
-        whenever a link comes back, as no `sync` brings back what is not a chain entry."""
+        """The local seat's stall vote while it is open, its place the head (None: none): to be
+        sent again whenever a link comes back, as no `sync` brings back what is not an entry."""
         return self.ballot.open_vote() if self.votes else None
 
-    def _voted_here(self) -> bool:
-        own = self.ballot.open_vote()
-        return own is not None and own.seq == len(self.entries)
-
     def _stall(self, seat: int, kinds: frozenset[str], now: float) -> list[Event]:
-        """The seat due stalled past its deadline: vote to time it out, once per place (never
-        while the vote of a place before holds this seat back: `Ballot.blocked`)."""
-        if self.local is None or seat == self.me or self.ballot.blocked() or self._voted_here():
+        """The seat due stalled past its deadline: vote to time it out, once per place."""
+        if self.local is None or seat == self.me or self.own_vote() is not None:
             return []
         seq = len(self.entries)
         self._stall_why = self._why(seat, kinds)
@@ -317,8 +310,6 @@ class Table(Referee):
         assert local is not None and self.me is not None
         if self.votes and (timed_out := self._timeout_abort(now)) is not None:
             return timed_out
-        if self.votes and self.ballot.blocked():
-            return None
         fault = self.fault
         if fault is not None:
             if self.me not in fault.posters:

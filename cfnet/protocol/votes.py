@@ -4,9 +4,10 @@ vote for that place; a `timeout` abort holds only if it carries the votes of mor
 the seats dealt in at its seq (never counting the staller), its author among them. The check
 reads signatures only, so a live peer and `cfnet verify` judge a timeout alike. Pure.
 
-A voter builds nothing on the staller's late entry at the place it voted for until at least
-half of the seats dealt in there have signed at or after that entry: so a late entry and a
-timeout never both gather a majority, and a table has one game, never two.
+A vote is for one place (seq and prev) and stays open only while that place is its voter's
+head: once anything is placed there (the staller's late entry, an abort) the voter lets it go,
+neither sends it again nor posts a timeout with it, and plays on at once. So an honest timeout
+is only ever posted at a place no seat has built on, and a table has one game, never two.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cfnet.protocol.wire import ABORT, STALL, BodyError, Fault, check_body, is_int
+from cfnet.protocol.wire import STALL, BodyError, Fault, check_body, is_int
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
 
 VOTES_VERSION = 4
@@ -152,7 +153,7 @@ class Ballot:
         return True
 
     def cast(self, vote: Entry) -> None:
-        """The local seat's own vote (signed for the head): held, and resent until it is used."""
+        """The local seat's own vote (signed for the head): held, and resent while it is open."""
         self.own = vote
         self.majority_seen = None
         self.keep(vote)
@@ -176,15 +177,12 @@ class Ballot:
         )
 
     def open_vote(self) -> Entry | None:
-        """The local seat's vote while it can still be used: its place is the head, or holds
-        the staller's own (late) entry; None once an abort took the place or the chain forked."""
+        """The local seat's vote while it can still be used: its place (seq and prev) is the
+        head of the chain held here. None once anything was placed there (the staller's late
+        entry, an abort) or the chain forked: the voter lets its vote go and plays on."""
         own, entries = self.own, self._entries()
-        if own is None or not self._links(own):
+        if own is None or own.seq != len(entries) or not self._links(own):
             return None
-        if own.seq < len(entries):
-            there = entries[own.seq]
-            if there.kind == ABORT or there.seat != own.body.get("seat"):
-                return None
         return own
 
     def majority(self) -> list[Entry] | None:
@@ -195,14 +193,3 @@ class Ballot:
             return None
         votes = self.tally(own.seq)
         return votes if len(votes) >= needed(len(self._seated_at(own.seq))) else None
-
-    def blocked(self) -> bool:
-        """The local seat voted for a place where the staller's late entry now is, and fewer
-        than half of the seats dealt in there have signed it or anything after it (an entry, or
-        a vote linked into the chain after it): it posts nothing on it yet."""
-        own, entries = self.open_vote(), self._entries()
-        if own is None or own.seq >= len(entries):
-            return False
-        signed = {entry.seat for entry in entries[own.seq :]}
-        signed |= {v.seat for v in self.held.values() if v.seq > own.seq and self._links(v)}
-        return 2 * len(signed) < len(self._seated_at(own.seq))

@@ -10,7 +10,7 @@ every seat not blamed announces the same final chain (or the grace period ends).
 It is also a `GameSession`, so the game screen can play a seat; `follow` sees every session
 event (the plain lines of a computer seat). At the end the saved file is checked to be exactly
 the chain the table verified as it came. A stall vote the table casts goes to every peer, and
-again while it counts whenever a link comes up (votes.py); a 2-seat game whose other seat stalls
+again while it is open whenever a link comes up (votes.py); a 2-seat game whose other seat stalls
 ends here unfinished. `chaos` (tests only, net/faults.py) cuts links at random.
 """
 

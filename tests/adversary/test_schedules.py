@@ -1,7 +1,9 @@
 """A property over schedules of cheating (issue 23): one or two cheating seats, at random points
 of an in-memory game, equivocate (at their next entry, to split the others, or much later, for
 an entry long built on), resign, ask to come back, withhold their next entries (a stall: they
-are timed out), or replay old entries. After every schedule:
+are timed out), or replay old entries; and the links split, the cheating seats on one side and
+the honest seats on the other (one cheater alone where two would be a majority), and heal again.
+After every schedule:
 
 - no honest seat is blamed, removed or timed out, by any honest peer;
 - no tile of an honest hand was ever open to the other seats before it was played (honest
@@ -44,7 +46,16 @@ from cfnet.record.identity import Identity
 
 EXAMPLES = int(os.environ.get("CFNET_SCHEDULE_EXAMPLES", "30"))
 VERSION = int(os.environ.get("CFNET_SCHEDULE_VERSION", "4"))
-ACTIONS = ("equivocate_now", "equivocate_late", "resign", "return", "withhold", "replay")
+ACTIONS = (
+    "equivocate_now",
+    "equivocate_late",
+    "resign",
+    "return",
+    "withhold",
+    "replay",
+    "split",
+    "heal",
+)
 
 
 @dataclass(frozen=True)
@@ -67,9 +78,12 @@ class Schedule:
 
 
 @st.composite
-def schedules(draw: st.DrawFn) -> Schedule:
-    players = draw(st.sampled_from([3, 4]))
-    cheats = tuple(sorted(draw(st.sets(st.integers(0, players - 1), min_size=1, max_size=2))))
+def schedules(draw: st.DrawFn, split: bool = False) -> Schedule:
+    """A random schedule; with `split`, one of 4 seats, 2 cheating, that splits the links first
+    (2 and 2)."""
+    players = draw(st.sampled_from([4] if split else [3, 4]))
+    fewest = 2 if split else 1
+    cheats = tuple(sorted(draw(st.sets(st.integers(0, players - 1), min_size=fewest, max_size=2))))
     step = st.builds(
         Step,
         st.integers(0, 60),
@@ -78,6 +92,9 @@ def schedules(draw: st.DrawFn) -> Schedule:
         st.integers(0, 2**16),
     )
     steps = tuple(draw(st.lists(step, min_size=1, max_size=6)))
+    if split:
+        first = Step(draw(st.integers(0, 60)), cheats[0], "split", draw(st.integers(0, 2)))
+        steps = (first, *steps)
     return Schedule(players, draw(st.integers(0, 2**20)), cheats, steps)
 
 
@@ -118,8 +135,29 @@ class Adversary:
 
         return tamper
 
+    def split(self, pick: int) -> None:
+        """Cut the links between the cheating seats and the honest ones (2 and 2 with 4 seats:
+        no side holds a majority), or, where the cheaters would be a majority, between one of
+        them (by `pick`) and the others. Whatever happens on either side (a cheater may even be
+        removed meanwhile), the honest seats are never cut off from one another."""
+        seats = range(len(self.network.tables))
+        cheats = set(self.cheats)
+        side = cheats if 2 * len(cheats) <= len(seats) else {self.cheats[pick % len(cheats)]}
+        self.network.cut = {(a, b) for a in seats for b in seats if (a in side) != (b in side)}
+
+    def heal(self) -> None:
+        """Join every link again: each peer syncs with every other and resends its open vote."""
+        self.network.cut.clear()
+        self.network.resync()
+
     def act(self, step: Step, host: Table) -> None:
         seat, pick, table = step.seat, step.pick, self.network.tables[step.seat]
+        if step.action == "split":
+            self.split(pick)
+            return
+        if step.action == "heal":
+            self.heal()
+            return
         if step.action in ("equivocate_now", "withhold"):
             self.queued[seat] += [(step.action, pick)] * (
                 1 + pick % 3 if step.action == "withhold" else 1
@@ -205,6 +243,7 @@ def play(schedule: Schedule) -> None:
         network.run(until=lambda t=target: len(host.entries) >= t or host.finished)  # type: ignore[misc]
         adversary.act(step, host)
         check_scores()
+    adversary.heal()
     network.run()
     check_scores()
 
@@ -237,4 +276,20 @@ def play(schedule: Schedule) -> None:
 )
 @given(schedules())
 def test_no_schedule_of_cheats_harms_an_honest_seat(schedule: Schedule) -> None:
+    play(schedule)
+
+
+@settings(
+    max_examples=max(1, EXAMPLES // 2),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=EXAMPLES <= 30,
+)
+@given(schedules(split=True))
+def test_no_schedule_of_cheats_across_a_split_and_heal_harms_an_honest_seat(
+    schedule: Schedule,
+) -> None:
+    """The same, each schedule starting with a 2-and-2 split of a 4-seat table, the two
+    cheaters from the two honest seats (no side holds a majority), healed by a later step or at
+    the end."""
     play(schedule)
