@@ -49,10 +49,10 @@ class Starving(Mesh):
         if self.next_key in self._links:
             self._enqueue(self.next_key, entry_frame(wire))
 
-    def _on_message(self, key: bytes, *rest: Any) -> None:
+    async def _on_message(self, key: bytes, *rest: Any) -> None:
         if key == self.victim_key and rest[-1]["t"] == "sync":
             return
-        super()._on_message(key, *rest)  # type: ignore[arg-type]
+        await super()._on_message(key, *rest)  # type: ignore[arg-type]
 
 
 class AttackerSeat(Seat):
