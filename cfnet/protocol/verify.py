@@ -15,8 +15,10 @@ from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from cfnet.deck.pool import spread
 from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
+from cfnet.protocol.audit import audit_ahead
 from cfnet.protocol.events import (
     Aborted,
     Disqualified,
@@ -312,6 +314,10 @@ class Judge:
         return verdict
 
 
+READ_BATCH = 32
+"""How many entries `Lookahead` reads at a time when it reads ahead (their signatures checked
+together)."""
+
 LOOKAHEAD_BYTES = 1 << 20
 """How far `Lookahead` reads past the entry being judged: many times an honest round of the
 largest table (16 hop entries of at most MAX_ORDINARY_ENTRY bytes, and its turns)."""
@@ -340,6 +346,7 @@ class Lookahead(Container[int]):
         self._closed = False  # nothing read from here on makes a round audited
         self._revealed: dict[int, set[int]] = {}
         self._latest = 0  # the latest round an entry read so far belongs to
+        self._last: list[Entry] = []  # the entry handed on last
 
     def __iter__(self) -> Lookahead:
         return self
@@ -350,6 +357,7 @@ class Lookahead(Container[int]):
         if self._ahead:
             entry = self._ahead.popleft()
             self._ahead_bytes -= len(entry.wire)
+            self._last = [entry]
             return entry
         if self._error is not None:
             error, self._error = self._error, None
@@ -370,36 +378,53 @@ class Lookahead(Container[int]):
             and self._latest <= number
             and self._ahead_bytes < LOOKAHEAD_BYTES
         ):
-            self._read()
-        return len(self._revealed.get(number, ())) == len(self.keys)
+            self._read(READ_BATCH)
+        revealed = len(self._revealed.get(number, ())) == len(self.keys)
+        if revealed:  # its audit will recompute every hop: begin that on the deck's threads
+            audit_ahead(self.table_id, number, [*self._last, *self._ahead])
+        return revealed
 
-    def _read(self) -> None:
-        """One more entry from the stream into the queue (none at its end or a damaged record)."""
-        if self._error is not None or self._stream is None:
-            return
-        try:
-            entry = next(self._stream)
-        except StopIteration:
-            self._stream, self._closed = None, True
-            return
-        except LogFileError as error:
-            self._error, self._closed = error, True
-            return
-        self.read += 1
-        self._ahead.append(entry)
-        self._ahead_bytes += len(entry.wire)
-        self._note(entry)
+    def _read(self, count: int = 1) -> None:
+        """Up to `count` more entries from the stream into the queue (fewer at its end, at a
+        damaged record or once LOOKAHEAD_BYTES are read ahead), their signatures checked
+        together on the deck's threads (remembered, for `_note` and the judge)."""
+        fresh: list[Entry] = []
+        while len(fresh) < count and self._error is None and self._stream is not None:
+            if fresh and self._ahead_bytes >= LOOKAHEAD_BYTES:
+                break
+            try:
+                entry = next(self._stream)
+            except StopIteration:
+                self._stream = None
+                break
+            except LogFileError as error:
+                self._error = error
+                break
+            self.read += 1
+            self._ahead.append(entry)
+            self._ahead_bytes += len(entry.wire)
+            fresh.append(entry)
+        if len(fresh) > 1:
+            spread(self._signed, fresh)
+        for entry in fresh:
+            self._note(entry)
+        if self._stream is None or self._error is not None:
+            self._closed = True  # nothing more can make a round audited
+
+    def _signed(self, entry: Entry) -> bool:
+        """Whether `entry` is of this table and signed by the seat it names."""
+        seat = entry.seat
+        return (
+            entry.table_id == self.table_id
+            and seat < len(self.keys)
+            and entry.verify(self.keys[seat])
+        )
 
     def _note(self, entry: Entry) -> None:
         if self._closed:
             return
         number = entry.body.get("round")
-        if (
-            entry.kind in (ABORT, RESIGN)
-            or entry.table_id != self.table_id
-            or entry.seat >= len(self.keys)
-            or not entry.verify(self.keys[entry.seat])  # remembered: judged without a check
-        ):
+        if entry.kind in (ABORT, RESIGN) or not self._signed(entry):  # remembered: not again
             self._closed = True
         elif type(number) is int:
             self._latest = max(self._latest, number)

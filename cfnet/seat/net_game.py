@@ -133,7 +133,7 @@ class NetGame:
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
         self._worker = ThreadPoolExecutor(1, "cfnet-table")  # the table's own thread
-        self._table_lock = threading.Lock()  # held while the table changes (either thread)
+        self._table_lock = threading.RLock()  # held while the table changes (either thread)
         self._last_read: dict[str, object] = {}  # what the screen read last (`_settled`)
         self._turn = asyncio.Lock()  # one table call, and the handling of its events, at a time
 
