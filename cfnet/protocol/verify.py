@@ -15,7 +15,6 @@ from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from cfnet.deck.pool import spread
 from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
 from cfnet.protocol.audit import audit_ahead
@@ -314,10 +313,6 @@ class Judge:
         return verdict
 
 
-READ_BATCH = 32
-"""How many entries `Lookahead` reads at a time when it reads ahead (their signatures checked
-together)."""
-
 LOOKAHEAD_BYTES = 1 << 20
 """How far `Lookahead` reads past the entry being judged: many times an honest round of the
 largest table (16 hop entries of at most MAX_ORDINARY_ENTRY bytes, and its turns)."""
@@ -378,53 +373,39 @@ class Lookahead(Container[int]):
             and self._latest <= number
             and self._ahead_bytes < LOOKAHEAD_BYTES
         ):
-            self._read(READ_BATCH)
+            self._read()
         revealed = len(self._revealed.get(number, ())) == len(self.keys)
         if revealed:  # its audit will recompute every hop: begin that on the deck's threads
             audit_ahead(self.table_id, number, [*self._last, *self._ahead])
         return revealed
 
-    def _read(self, count: int = 1) -> None:
-        """Up to `count` more entries from the stream into the queue (fewer at its end, at a
-        damaged record or once LOOKAHEAD_BYTES are read ahead), their signatures checked
-        together on the deck's threads (remembered, for `_note` and the judge)."""
-        fresh: list[Entry] = []
-        while len(fresh) < count and self._error is None and self._stream is not None:
-            if fresh and self._ahead_bytes >= LOOKAHEAD_BYTES:
-                break
-            try:
-                entry = next(self._stream)
-            except StopIteration:
-                self._stream = None
-                break
-            except LogFileError as error:
-                self._error = error
-                break
-            self.read += 1
-            self._ahead.append(entry)
-            self._ahead_bytes += len(entry.wire)
-            fresh.append(entry)
-        if len(fresh) > 1:
-            spread(self._signed, fresh)
-        for entry in fresh:
-            self._note(entry)
-        if self._stream is None or self._error is not None:
-            self._closed = True  # nothing more can make a round audited
-
-    def _signed(self, entry: Entry) -> bool:
-        """Whether `entry` is of this table and signed by the seat it names."""
-        seat = entry.seat
-        return (
-            entry.table_id == self.table_id
-            and seat < len(self.keys)
-            and entry.verify(self.keys[seat])
-        )
+    def _read(self) -> None:
+        """One more entry from the stream into the queue (none at its end or a damaged record)."""
+        if self._error is not None or self._stream is None:
+            return
+        try:
+            entry = next(self._stream)
+        except StopIteration:
+            self._stream, self._closed = None, True
+            return
+        except LogFileError as error:
+            self._error, self._closed = error, True
+            return
+        self.read += 1
+        self._ahead.append(entry)
+        self._ahead_bytes += len(entry.wire)
+        self._note(entry)
 
     def _note(self, entry: Entry) -> None:
         if self._closed:
             return
         number = entry.body.get("round")
-        if entry.kind in (ABORT, RESIGN) or not self._signed(entry):  # remembered: not again
+        if (
+            entry.kind in (ABORT, RESIGN)
+            or entry.table_id != self.table_id
+            or entry.seat >= len(self.keys)
+            or not entry.verify(self.keys[entry.seat])  # remembered: judged without a check
+        ):
             self._closed = True
         elif type(number) is int:
             self._latest = max(self._latest, number)
