@@ -155,10 +155,11 @@ async def _play_while_the_returner_may_ask(games: Sequence[NetGame], returner: R
     while not all(game.table.finished for game in games):
         for game, player in zip(games, players, strict=True):
             table = game.table
-            returns = table.rounds.returns
-            away = RETURNER not in (*table.rounds.seated, *returns.requests, *returns.coming_back)
-            if table.awaiting_local_move and (returner.timed_out or not away):
-                game.submit(player.choose(table.view()))
+            with game._table_lock:  # the table's thread does not change it meanwhile
+                returns = table.rounds.returns
+                seated = (*table.rounds.seated, *returns.requests, *returns.coming_back)
+                if table.awaiting_local_move and (returner.timed_out or RETURNER in seated):
+                    game.submit(player.choose(table.view()))
         await asyncio.sleep(0.01)
 
 

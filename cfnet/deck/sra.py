@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +41,7 @@ from cfnet.deck.derive import (
     uniform_below,
     words,
 )
-from cfnet.deck.pool import spread
+from cfnet.deck.pool import ahead, keep, spread, taken, threads
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.tiles import ALL_TILES, Tile
 
@@ -108,6 +108,9 @@ class SeatSecrets:
         size: int = ROUND_DECK_SIZE,
     ) -> SeatSecrets:
         """Masking key, permutation of 0..size-1, `size` position keys and the starter nonce."""
+        made: SeatSecrets | None = taken(("derive", seed, table_id, round_number, seat, size))
+        if made is not None:  # derived ahead (shuffles_ahead)
+            return made
         if size < 1:
             raise LocalProtocolError(f"a deck of {size} points cannot be shuffled: use 1 or more")
         where = context(table_id, round_number, seat)
@@ -132,6 +135,12 @@ class SeatSecrets:
 
     def key_commitments(self) -> tuple[bytes, ...]:
         """K[p] = position_key[p] * G for every position, published with the phase-B step."""
+        made: tuple[bytes, ...] | None = taken(("K", self))
+        if made is not None:  # made ahead (shuffles_ahead)
+            return made
+        return self._key_commitments()
+
+    def _key_commitments(self) -> tuple[bytes, ...]:
         return tuple(spread(group_commitment, self.position_keys))
 
 
@@ -294,6 +303,13 @@ def _expect_size(deck: Sequence[bytes], size: int) -> None:
 def shuffle_phase_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     """Mask and permute: out[i] = masking_key * deck[permutation[i]]."""
     _expect_size(deck, len(secrets.permutation))
+    made: list[bytes] | None = taken(("A", tuple(deck), secrets))
+    if made is not None:  # made ahead (shuffles_ahead)
+        return list(made)
+    return _shuffle_a(deck, secrets)
+
+
+def _shuffle_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     key = secrets.masking_key
     return _muls([(key, deck[source], f"position {source}") for source in secrets.permutation])
 
@@ -301,6 +317,13 @@ def shuffle_phase_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
 def shuffle_phase_b(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     """Swap the mask for position keys: out[p] = (position_key[p] / masking_key) * deck[p]."""
     _expect_size(deck, len(secrets.position_keys))
+    made: list[bytes] | None = taken(("B", tuple(deck), secrets))
+    if made is not None:  # made ahead (shuffles_ahead)
+        return list(made)
+    return _shuffle_b(deck, secrets)
+
+
+def _shuffle_b(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     unmask = _invert(secrets.masking_key)
     return _muls(
         [
@@ -363,3 +386,25 @@ def first_invalid(points: Sequence[bytes]) -> int:
         if not is_valid_point(point):
             return index
     raise LocalProtocolError("a multiplication failed, yet every point of its input is valid")
+
+
+def shuffles_ahead(
+    seed: bytes, table_id: bytes, round_number: int, seat: int, decks: Sequence[Sequence[bytes]]
+) -> None:
+    """Start, on the deck's threads, what checking a seat's revealed `seed` recomputes: its
+    key commitments and its shuffle of each deck of `decks` in order (phase A of decks[0],
+    phase B of decks[1]); its secrets are derived here. The calls of those with the same
+    input then take the results (pool.ahead)."""
+    if threads() <= 1:
+        return
+    secrets = SeatSecrets.derive(seed, table_id, round_number, seat)
+    keep(("derive", seed, table_id, round_number, seat, ROUND_DECK_SIZE), secrets)
+    steps = list(zip(("A", "B"), (_shuffle_a, _shuffle_b), map(tuple, decks), strict=False))
+    keys: list[Hashable] = [(phase, deck, secrets) for phase, _, deck in steps]
+
+    def work(made: Callable[[Hashable, Any], None]) -> None:
+        for key, (_, shuffle, deck) in zip(keys, steps, strict=True):
+            made(key, shuffle(deck, secrets))
+        made(("K", secrets), secrets._key_commitments())
+
+    ahead([*keys, ("K", secrets)], work)

@@ -31,7 +31,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Protocol
 
 from cfnet.net.framing import encode_frame, entry_frame
@@ -65,11 +65,13 @@ class EntryStore(Protocol):
         ...
 
 
-Deliver = Callable[[bytes, bytes], bool]
-"""Called with (wire bytes, sender's key) for each entry received (every copy); returns
-whether the table layer took it (appended, or held until its predecessors arrive): then the
-mesh echoes it on to every other peer. It must neither block nor raise; it may `post` (what it
-posts is sent after the echo, so that on every link an entry goes before its follower)."""
+Deliver = Callable[[bytes, bytes], bool | Awaitable[bool]]
+"""Called with (wire bytes, sender's key) for each entry received (every copy); returns (or
+gives an awaitable of) whether the table layer took it (appended, or held until its
+predecessors arrive): then the mesh echoes it on to every other peer. It must not raise, nor
+block the loop; it may `post` (what it posts is sent after the echo, so that on every link an
+entry goes before its follower). One delivery at a time: the link it came on is not read, and
+the other links wait to deliver, until it is done."""
 
 Head = tuple[int, bytes]  # (entries held, hash of the last one or b"")
 
@@ -203,6 +205,8 @@ class Mesh:
         self._heads: dict[bytes, Head] = {}  # what each peer's last `sync` said
         self._sent: set[bytes] = set()  # the hashes of the entries we posted or echoed
         self._answering: list[bytes] | None = None  # posts made by `deliver`, sent after its echo
+        self._delivering = asyncio.Lock()  # one delivery at a time (`Deliver`)...
+        self._deliverer: asyncio.Task[Any] | None = None  # ...made by this task
         self._done: set[bytes] = set()
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -242,8 +246,8 @@ class Mesh:
 
     def post(self, wire: bytes) -> None:
         """Send our own entry (already stored) to every peer; a second post is a no-op."""
-        if self._answering is not None:  # posted by `deliver`: after its echo
-            self._answering.append(wire)
+        if self._answering is not None and asyncio.current_task() is self._deliverer:
+            self._answering.append(wire)  # posted by `deliver`: after its echo
         else:
             self._send_on(wire, entry_hash(wire), skip=None)
 
@@ -419,7 +423,7 @@ class Mesh:
                 async with asyncio.timeout(self._idle_timeout):
                     await outbox.resumed()  # it asks faster than it reads the answers
                     message = await link.receive()
-                self._on_message(key, link, outbox, message)
+                await self._on_message(key, link, outbox, message)
         except TimeoutError:
             why = "it does not read what it asked for" if outbox.paused else "nothing received"
             await link.close(f"{why} for {self._idle_timeout:g} s")
@@ -434,19 +438,24 @@ class Mesh:
                 self._down[key] = time.monotonic()
                 await self._notify()
 
-    def _on_message(self, key: bytes, link: Link, outbox: _Outbox, message: dict[str, Any]) -> None:
+    async def _on_message(
+        self, key: bytes, link: Link, outbox: _Outbox, message: dict[str, Any]
+    ) -> None:
         kind = message["t"]
         if kind == "entry" and isinstance(message.get("wire"), bytes):
             wire: bytes = message["wire"]
-            self._answering = []
-            try:
-                taken = self._deliver(wire, key)
-            finally:
-                answers, self._answering = self._answering, None
-            if taken:
-                self._send_on(wire, entry_hash(wire), skip=key)
-            for answer in answers:
-                self._send_on(answer, entry_hash(answer), skip=None)
+            async with self._delivering:
+                self._answering, self._deliverer = [], asyncio.current_task()
+                try:
+                    taken = self._deliver(wire, key)
+                    if not isinstance(taken, bool):
+                        taken = await taken
+                finally:
+                    answers, self._answering, self._deliverer = self._answering, None, None
+                if taken:
+                    self._send_on(wire, entry_hash(wire), skip=key)
+                for answer in answers:
+                    self._send_on(answer, entry_hash(answer), skip=None)
         elif (
             kind == "sync"
             and type(message.get("count")) is int

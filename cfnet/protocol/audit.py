@@ -4,8 +4,10 @@ every position and replay every move with full information. Pure; raises Blame."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 
+from cfnet.deck.derive import SEED_BYTES
+from cfnet.deck.pool import spread
 from cfnet.deck.sra import (
     DeckError,
     SeatSecrets,
@@ -14,15 +16,16 @@ from cfnet.deck.sra import (
     round_deck,
     shuffle_phase_a,
     shuffle_phase_b,
+    shuffles_ahead,
     tile_for_point,
 )
 from cfnet.game.moves import Draw, IllegalMoveError, Pass, Play
 from cfnet.game.round import Round
-from cfnet.game.tiles import ALL_TILES, Tile
+from cfnet.game.rules import round_double
+from cfnet.game.tiles import ALL_TILES, Tile, double
 from cfnet.protocol.round_checks import AuditResult, HopA, HopB, RoundChecks
-from cfnet.protocol.wire import Blame, blame
-
-Shuffle = Callable[[Sequence[bytes], SeatSecrets], list[bytes]]
+from cfnet.protocol.wire import REVEAL, SHUFFLE_A, SHUFFLE_B, Blame, blame, unpack
+from cfnet.record.entry import Entry
 
 
 def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
@@ -36,18 +39,15 @@ def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
                 seated[place], "its starter nonce is not the one its seed gives", state.b[place].seq
             )
     previous, previous_seq, previous_seat = round_deck(state.centre), -1, -1
-    phases: tuple[tuple[str, Sequence[HopA | HopB], Shuffle], ...] = (
-        ("A", state.a, shuffle_phase_a),
-        ("B", state.b, shuffle_phase_b),
-    )
-    for phase, hops, shuffle in phases:
+    phases: tuple[tuple[str, Sequence[HopA | HopB]], ...] = (("A", state.a), ("B", state.b))
+    made = _recomputed(state, secrets, skip)
+    for phase, hops in phases:
         for place, seat in enumerate(seated):
             hop = hops[place]
             if seat != skip:
-                try:
-                    expected = shuffle(previous, secrets[place])
-                except DeckError:
-                    raise _bad_point(previous_seat, previous_seq, previous) from None
+                expected = made[phase, place]
+                if isinstance(expected, DeckError):
+                    raise _bad_point(previous_seat, previous_seq, previous)
                 if expected != hop.deck:
                     where = next(
                         i for i, (a, b) in enumerate(zip(expected, hop.deck, strict=True)) if a != b
@@ -60,10 +60,7 @@ def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
                     )
                 if isinstance(hop, HopA) and secrets[place].mask_commitment() != hop.mask:
                     raise blame(seat, "its mask commitment is not that of its seed's key", hop.seq)
-                if (
-                    isinstance(hop, HopB)
-                    and list(secrets[place].key_commitments()) != hop.key_commitments
-                ):
+                if isinstance(hop, HopB) and made["K", place] != hop.key_commitments:
                     raise blame(
                         seat, "its key commitments are not those of its seed's keys", hop.seq
                     )
@@ -83,6 +80,61 @@ def audit_round(state: RoundChecks, skip: int | None = None) -> AuditResult:
         seat, seq = state.suspect
         raise blame(seat, "played a tile that is already on the board", seq)
     return AuditResult(tiles, replayed)
+
+
+Made = dict[tuple[str, int], "list[bytes] | DeckError"]
+
+
+def _recomputed(state: RoundChecks, secrets: Sequence[SeatSecrets], skip: int | None) -> Made:
+    """Every seat's (but `skip`'s) shuffles of the decks it was given (phase and place: its
+    deck, or the DeckError of a point refused) and its key commitments ("K"), each an
+    independent job shared among the deck's threads."""
+    firsts = (round_deck(state.centre), state.a[-1].deck)
+    jobs = [
+        (phase, place)
+        for phase in ("A", "B", "K")
+        for place, seat in enumerate(state.seated)
+        if seat != skip
+    ]
+
+    def job(key: tuple[str, int]) -> list[bytes] | DeckError:
+        phase, place = key
+        if phase == "K":
+            return list(secrets[place].key_commitments())
+        hops: Sequence[HopA | HopB] = state.a if phase == "A" else state.b
+        given = firsts[phase == "B"] if place == 0 else hops[place - 1].deck
+        try:
+            return (shuffle_phase_a if phase == "A" else shuffle_phase_b)(given, secrets[place])
+        except DeckError as error:
+            return error
+
+    return dict(zip(jobs, spread(job, jobs, min_share=1), strict=True))
+
+
+def audit_ahead(table_id: bytes, number: int, entries: Iterable[Entry]) -> None:
+    """Start, on the deck's threads, what `audit_round` of round `number`'s first deal will
+    recompute, from its entries read ahead and not yet checked (its hops in chain order, its
+    reveals): each seat's shuffles and key commitments (sra.shuffles_ahead). Only the time
+    changes: the audit takes what was made from the same inputs and does the rest itself."""
+    decks: dict[str, list[tuple[int, list[bytes]]]] = {SHUFFLE_A: [], SHUFFLE_B: []}
+    seeds: dict[int, bytes] = {}
+    for entry in entries:
+        body = entry.body
+        if body.get("round") != number:
+            continue
+        if entry.kind in decks and isinstance(body.get("deck"), bytes):
+            decks[entry.kind].append((entry.seat, unpack(body["deck"])))
+        elif entry.kind == REVEAL and isinstance(body.get("seed"), bytes):
+            seeds[entry.seat] = body["seed"]
+    a, b = decks[SHUFFLE_A], decks[SHUFFLE_B]
+    previous = round_deck(double(round_double(number)))
+    for place, (seat, deck) in enumerate(a):
+        inputs = [previous]
+        if place < len(b) and b[place][0] == seat:
+            inputs.append(a[-1][1] if place == 0 else b[place - 1][1])
+        if len(seeds.get(seat, b"")) == SEED_BYTES:
+            shuffles_ahead(seeds[seat], table_id, number, seat, inputs)
+        previous = deck
 
 
 def _bad_point(seat: int, seq: int, deck: list[bytes]) -> Blame:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnet.deck.derive import context
+from cfnet.deck.pool import spread
 from cfnet.deck.proofs import ProofError, RekeyProof, ShuffleProof, check_rekey, check_shuffle
 from cfnet.deck.sra import (
     DeckError,
@@ -304,8 +305,10 @@ class RoundChecks:
 
     def _on_deal(self, entry: Entry, seat: int, body: dict[str, Any]) -> list[Event]:
         released = self.keys[seat]
-        for position, key in zip(self.others_positions(seat), unpack(body["keys"]), strict=True):
-            released[position] = self._check_key(entry, key, position)
+        given = list(zip(self.others_positions(seat), unpack(body["keys"]), strict=True))
+        checked = spread(lambda pair: self._check_key(entry, pair[1], pair[0]), given)
+        for (position, _), key in zip(given, checked, strict=True):
+            released[position] = key
         return []
 
     def keys_for(self, position: int, own: bytes, owner: int) -> list[bytes]:

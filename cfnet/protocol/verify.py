@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
+from cfnet.protocol.audit import audit_ahead
 from cfnet.protocol.events import (
     Aborted,
     Disqualified,
@@ -340,6 +341,7 @@ class Lookahead(Container[int]):
         self._closed = False  # nothing read from here on makes a round audited
         self._revealed: dict[int, set[int]] = {}
         self._latest = 0  # the latest round an entry read so far belongs to
+        self._last: list[Entry] = []  # the entry handed on last
 
     def __iter__(self) -> Lookahead:
         return self
@@ -350,6 +352,7 @@ class Lookahead(Container[int]):
         if self._ahead:
             entry = self._ahead.popleft()
             self._ahead_bytes -= len(entry.wire)
+            self._last = [entry]
             return entry
         if self._error is not None:
             error, self._error = self._error, None
@@ -371,7 +374,10 @@ class Lookahead(Container[int]):
             and self._ahead_bytes < LOOKAHEAD_BYTES
         ):
             self._read()
-        return len(self._revealed.get(number, ())) == len(self.keys)
+        revealed = len(self._revealed.get(number, ())) == len(self.keys)
+        if revealed:  # its audit will recompute every hop: begin that on the deck's threads
+            audit_ahead(self.table_id, number, [*self._last, *self._ahead])
+        return revealed
 
     def _read(self) -> None:
         """One more entry from the stream into the queue (none at its end or a damaged record)."""

@@ -30,6 +30,12 @@ VERIFIED_MEMORY = 4096
 """How many valid (key, entry hash) pairs are remembered: a verification is a pure function."""
 _verified: dict[tuple[bytes, bytes], None] = {}  # oldest first
 _verified_lock = threading.Lock()
+DECODED_MEMORY = 512
+"""How many entries decoded last are remembered by their wire bytes (those of at most
+DECODED_SIZE bytes, a hop entry included): decoding is a pure function."""
+DECODED_SIZE = 1 << 14
+_decoded: dict[bytes, Entry] = {}  # oldest first
+_decoded_lock = threading.Lock()
 KIND_PATTERN = re.compile(r"[a-z][a-z0-9_.-]{0,31}\Z")
 
 
@@ -105,7 +111,22 @@ def sign_entry(
 
 
 def decode_entry(wire: bytes) -> Entry:
-    """The entry whose wire bytes are exactly `wire`; MalformedEntry if not. No signature check."""
+    """The entry whose wire bytes are exactly `wire`; MalformedEntry if not. No signature check.
+    The last DECODED_MEMORY entries decoded are remembered (a log read ahead, then judged)."""
+    kept = type(wire) is bytes and len(wire) <= DECODED_SIZE
+    entry = _decoded.get(wire) if kept else None
+    if entry is None:
+        entry = _decode(wire)
+        if not kept:
+            return entry
+        with _decoded_lock:
+            _decoded[wire] = entry
+            while len(_decoded) > DECODED_MEMORY:
+                del _decoded[next(iter(_decoded))]
+    return entry
+
+
+def _decode(wire: bytes) -> Entry:
     try:
         outer = decode_bounded(
             wire,

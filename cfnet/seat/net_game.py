@@ -5,7 +5,9 @@ A thin shell around the sans-IO table: entries from the mesh go to `Table.receiv
 the entry, fsynced) and only then sent to every peer (an abort that supersedes entries first
 truncates the stored log); a timer is armed at `get_timer()`. The mesh resyncs peers from
 the store, never from the table, so no entry leaves before it is on disk; a store failure stops
-the game (nothing more is taken or posted). After the end the seat lingers until
+the game (nothing more is taken or posted). The table's work (checking what comes, proving
+what it posts) runs on a thread of its own, one call at a time, so that the event loop stays
+free for the links and the screen meanwhile. After the end the seat lingers until
 every seat not blamed announces the same final chain (or the grace period ends).
 It is also a `GameSession`, so the game screen can play a seat; `follow` sees every session
 event (the plain lines of a computer seat). At the end the saved file is checked to be exactly
@@ -18,9 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from functools import partial
+from typing import TypeVar, cast
 
 from cfnet.disk.store import LOG_FILE, TableStore
 from cfnet.errors import LocalProtocolError, PeerProtocolError
@@ -54,10 +60,12 @@ from cfnet.protocol.table import Table
 from cfnet.protocol.wire import RESIGN, TIMEOUT
 from cfnet.record.entry import Entry
 from cfnet.record.identity import Identity, fingerprint
+from cfnet.seat import loop_probe
 from cfnet.seat.session import GameAborted, GameLeft, Notice, SessionEvent, Wait
 from cfnet.seat.waits import Waits
 
 log = logging.getLogger("cfnet.net")
+T = TypeVar("T")
 
 GRACE = 0.05  # after a timer fires, let what already arrived be delivered first
 LATE = 0.5  # a timer this late means this process was stopped or starved...
@@ -124,6 +132,10 @@ class NetGame:
         self._stalled = False  # 2 seats dealt in and one stalled: no majority can time it out
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
+        self._worker = ThreadPoolExecutor(1, "cfnet-table")  # the table's own thread
+        self._table_lock = threading.RLock()  # held while the table changes (either thread)
+        self._last_read: dict[str, object] = {}  # what the screen read last (`_settled`)
+        self._turn = asyncio.Lock()  # one table call, and the handling of its events, at a time
 
     # ------------------------------------------------------------------ GameSession
 
@@ -143,6 +155,9 @@ class NetGame:
     @property
     def view(self) -> PlayerView | None:
         """The local seat's view of the round; out of the game, the round without a hand."""
+        return self._settled("view", self._view, None)
+
+    def _view(self) -> PlayerView | None:
         table = self.table
         if table.me is not None and table.departed and table.public is not None:
             return PlayerView(table.me, (), None, table.public)
@@ -158,16 +173,29 @@ class NetGame:
 
     @property
     def wait(self) -> Wait | None:
-        return self._waits.current(time.monotonic())
+        return self._settled("wait", lambda: self._waits.current(time.monotonic()), None)
 
     @property
     def waiting_for(self) -> tuple[int, ...]:
-        awaited = self.table.awaited
+        awaited = self._settled("awaited", lambda: self.table.awaited, None)
         return () if awaited is None else (awaited,)
+
+    def _settled(self, name: str, read: Callable[[], T], default: T) -> T:
+        """`read()` of the table for the screen, unless the table's thread is changing it
+        right now: then what it gave last time (`default` before that), without waiting."""
+        if not self._table_lock.acquire(blocking=False):
+            return cast(T, self._last_read.get(name, default))
+        try:
+            value = read()
+        finally:
+            self._table_lock.release()
+        self._last_read[name] = value
+        return value
 
     def start(self) -> None:
         """Run the game in a task on the running loop (the mesh must be listening)."""
         if self._task is None:
+            loop_probe.phase("game")
             self._task = asyncio.get_running_loop().create_task(self.run())
 
     async def next_event(self) -> SessionEvent:
@@ -175,7 +203,8 @@ class NetGame:
 
     def submit(self, move: Move) -> None:
         try:
-            self.table.choose(move)
+            with self._table_lock:
+                self.table.choose(move)
         except LocalProtocolError as exc:
             raise IllegalMoveError(str(exc)) from None
         self._wake.set()
@@ -202,7 +231,8 @@ class NetGame:
         if table.departed and not self._coming_back:
             self.result = replace(self._left(), how="left")
         else:
-            table.resign()
+            with self._table_lock:
+                table.resign()
         self._wake.set()
         return True
 
@@ -216,6 +246,16 @@ class NetGame:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         await self.mesh.close()
+        self._worker.shutdown(wait=False)
+
+    async def _on_table_thread(self, work: Callable[[], T]) -> T:
+        """`work` (a call into the table) on the table's thread; the loop runs on meanwhile."""
+
+        def locked() -> T:
+            with self._table_lock:
+                return work()
+
+        return await asyncio.get_running_loop().run_in_executor(self._worker, locked)
 
     # ------------------------------------------------------------------ running
 
@@ -254,10 +294,11 @@ class NetGame:
         try:
             while not self._stopped():
                 self._wake.clear()
-                self._pump(timeouts=judge)
+                await self._pump(timeouts=judge)
                 if self._stopped():
                     break
-                wakeup = self._next_wakeup()
+                async with self._turn:  # no delivery changes the table meanwhile
+                    wakeup = self._next_wakeup()
                 timeout = None if wakeup is None else max(0.0, wakeup - time.monotonic())
                 judge = False
                 try:  # not wait_for: on 3.11 it can swallow a cancel (bpo-42130)
@@ -285,24 +326,24 @@ class NetGame:
         stopped = table.finished or out or table.removed or self._stalled
         return stopped or self._fatal is not None
 
-    def _pump(self, timeouts: bool = False) -> None:
+    async def _pump(self, timeouts: bool = False) -> None:
         """Take timeouts (if asked), let a computer seat choose, post what the table posts."""
+        async with self._turn:
+            await self._pump_now(timeouts)
+
+    async def _pump_now(self, timeouts: bool = False) -> None:
+        """`_pump`, its turn already held."""
         table = self.table
         try:
             if self._waits.holding(time.monotonic()):
                 return
             if table.departed and self._rejoin and not table.finished and not table.removed:
                 self._ask_to_return(time.monotonic())
-            if timeouts:
-                table.handle_timer(time.monotonic())
+            judge = timeouts
             while True:
-                if self.player is not None and table.awaiting_local_move:
-                    table.choose(self.player.choose(table.view()))
-                posted = table.entries_to_send(time.monotonic())
-                if self._local.seeds != self._saved_seeds:
-                    self.store.save_secrets(self._local.secrets_to_plain())
-                    self._saved_seeds = dict(self._local.seeds)
-                self._handle(drain(table.next_event))
+                posted, events = await self._on_table_thread(partial(self._step, judge))
+                judge = False
+                self._handle(events)
                 for entry in posted:
                     self.mesh.post(entry.wire)
                 if not posted:
@@ -310,6 +351,20 @@ class NetGame:
             self._send_vote()
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
+
+    def _step(self, timeouts: bool) -> tuple[list[Entry], list[Event]]:
+        """On the table's thread: take timeouts (if asked), let a computer seat choose, make
+        the entries the table posts now (its secrets saved first); they and its events."""
+        table = self.table
+        if timeouts:
+            table.handle_timer(time.monotonic())
+        if self.player is not None and table.awaiting_local_move:
+            table.choose(self.player.choose(table.view()))
+        posted = table.entries_to_send(time.monotonic())
+        if self._local.seeds != self._saved_seeds:
+            self.store.save_secrets(self._local.secrets_to_plain())
+            self._saved_seeds = dict(self._local.seeds)
+        return posted, drain(table.next_event)
 
     def _send_vote(self, cast: bool = False) -> None:
         """Send the local seat's open stall vote to every linked peer: when it is `cast`, and
@@ -348,34 +403,42 @@ class NetGame:
         self._asked, self._asked_to, self._asked_at = request, linked, now
         self.mesh.resend(request)
 
-    def _deliver(self, wire: bytes, key: bytes) -> bool:
+    async def _deliver(self, wire: bytes, key: bytes) -> bool:
         """An entry from the mesh (never raises); whether to echo it. After the end only an
         entry of our final chain is echoed (an earlier abort that replaces ours joins it);
         once this game has stopped on a local failure nothing is taken."""
-        if self._fatal is not None:
-            return False
-        finished = self.table.finished
-        try:
-            self.table.receive(wire, time.monotonic())
-            events = drain(self.table.next_event)
-        except PeerProtocolError as exc:
-            log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
-            return False
-        except Exception:  # our bug, not the peer's: refuse the entry, keep the link
-            log.warning(
-                "entry from %s not taken: the table failed on it", fingerprint(key), exc_info=True
-            )
-            return False
-        try:
-            self._handle(events)
-            if events and self._fatal is None:
-                self._pump()  # answer at once: the chain waits for us (the loop re-arms timers)
-        except Exception as exc:  # the mesh must not see it: this game stops
-            self._fail(exc)
+        async with self._turn:
+            if self._fatal is not None:
+                return False
+            finished = self.table.finished
+            held = self.table.chain.holds(wire)  # a copy of what we hold: nothing to check
+            try:
+                events = [] if held else await self._on_table_thread(partial(self._receive, wire))
+            except PeerProtocolError as exc:
+                log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
+                return False
+            except Exception:  # our bug, not the peer's: refuse the entry, keep the link
+                log.warning(
+                    "entry from %s not taken: the table failed on it",
+                    fingerprint(key),
+                    exc_info=True,
+                )
+                return False
+            try:
+                self._handle(events)
+                if events and self._fatal is None:
+                    await self._pump_now()  # answer at once: the chain waits for us
+            except Exception as exc:  # the mesh must not see it: this game stops
+                self._fail(exc)
         self._wake.set()
         if self._fatal is not None:
             return False
         return not finished or self.table.chain.holds(wire)
+
+    def _receive(self, wire: bytes) -> list[Event]:
+        """On the table's thread: `wire` into the table; the events it made."""
+        self.table.receive(wire, time.monotonic())
+        return drain(self.table.next_event)
 
     def _fail(self, exc: BaseException) -> None:
         log.error("cannot go on: %s", exc)
@@ -491,10 +554,11 @@ class NetGame:
         announced: tuple[int, bytes] | None = None
         while time.monotonic() < until and self._fatal is None:
             peers = set(self._keys) - {self.identity.public}  # a seat that left may be back
-            aborted = self.table.aborted
+            async with self._turn:  # no delivery changes the table meanwhile
+                aborted = self.table.aborted
+                head = (self.store.count(), self.table.head)
             if aborted is not None and aborted.code != TIMEOUT:
                 peers.discard(self._keys[aborted.seat])
-            head = (self.store.count(), self.table.head)
             if head != announced:  # even when the others already agree: they must learn it
                 self.mesh.announce()
                 announced = head

@@ -18,6 +18,7 @@ from cfnet.errors import UsageError, describe, exit_status
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.net.faults import chaos_from_env
 from cfnet.seat.config import PeerConfig
+from cfnet.seat.loop_probe import probe_from_env
 from cfnet.seat.signals import catch, signal_name, stop_signals
 
 CLIENT_LOG = "client.log"
@@ -89,7 +90,8 @@ class Stopped(KeyboardInterrupt):
 
 def run_loop(main: Coroutine[Any, Any, int]) -> int:
     """`asyncio.run(main)`, where a stop signal cancels `main` as Ctrl-C does, so that
-    every cleanup runs (a table is withdrawn from mDNS, with goodbye packets); then `Stopped`."""
+    every cleanup runs (a table is withdrawn from mDNS, with goodbye packets); then `Stopped`.
+    With CFNET_LOOP_PROBE set, the loop is probed meanwhile (cfnet.seat.loop_probe)."""
     received: list[int] = []
 
     async def guarded() -> int:
@@ -102,7 +104,8 @@ def run_loop(main: Coroutine[Any, Any, int]) -> int:
 
         release = catch(stop_signals(), stop)
         try:
-            return await main
+            async with probe_from_env():
+                return await main
         finally:
             release()
 

@@ -84,10 +84,10 @@ class Starving(Mesh):
             self._enqueue(self.victim_key, entry_frame(junk.wire))
         self.floods += 1
 
-    def _on_message(self, key: bytes, *rest: Any) -> None:
+    async def _on_message(self, key: bytes, *rest: Any) -> None:
         if key == self.victim_key and rest[-1]["t"] == "sync":
             return
-        super()._on_message(key, *rest)
+        await super()._on_message(key, *rest)  # type: ignore[arg-type]
 
 
 class AttackerSeat(Seat):

@@ -1,0 +1,109 @@
+"""A probe of a seat's event loop (a measurement, off unless CFNET_LOOP_PROBE names a file).
+
+A callback scheduled every TICK s measures its own lateness: how long the loop could not run it.
+Each interval between two ticks is split by what kept the loop's thread from it: its own CPU
+work (the callbacks that ran meanwhile), and the time it was ready to run but the machine ran
+something else (Linux's per-thread run-queue wait; other processes on a busy machine). What is
+left of the lateness once that wait is taken out is the loop's own blocking (its work, and
+anything it waited for: a file, a lock). The longest of each, for each phase of the command
+(`phase`: "start" until the game starts, then "game"), is written as JSON to the file when the
+loop ends. The processes the probed one starts (computer players) are not probed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+PROBE_VARIABLE = "CFNET_LOOP_PROBE"
+"""The environment variable naming the file the probe writes to (unset: no probe)."""
+
+TICK = 0.010
+_SCHEDSTAT = "/proc/thread-self/schedstat"  # ns on the CPU, ns waiting to run, timeslices
+_running: list[LoopProbe] = []  # the probe of this process's loop, if any
+
+
+class LoopProbe:
+    """The ticking callback and, for each phase, the longest interval it has seen by each
+    measure (seconds) and how many ticks ran."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, dict[str, float]] = {}
+        self._phase = self._begin("start")
+        self._schedstat: int | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._last = (0.0, 0.0, 0.0)
+
+    def _begin(self, name: str) -> dict[str, float]:
+        figures = {"ticks": 0, "late": 0.0, "cpu": 0.0, "blocked": 0.0}
+        self.phases[name] = figures
+        return figures
+
+    def phase(self, name: str) -> None:
+        """Count the intervals from the next tick on as `name`'s."""
+        self._phase = self.phases.get(name) or self._begin(name)
+
+    def start(self) -> None:
+        """Start ticking on the running loop (called on the loop's thread)."""
+        with contextlib.suppress(OSError):  # not Linux: no run-queue figures (blocked = late)
+            self._schedstat = os.open(_SCHEDSTAT, os.O_RDONLY)
+        self._last = self._now()
+        self._handle = asyncio.get_running_loop().call_later(TICK, self._tick)
+
+    def stop(self) -> None:
+        """Stop ticking."""
+        if self._handle is not None:
+            self._handle.cancel()
+        if self._schedstat is not None:
+            os.close(self._schedstat)
+            self._schedstat = None
+
+    def _now(self) -> tuple[float, float, float]:
+        """(wall time, this thread's CPU time, its run-queue wait so far)."""
+        waited = 0.0
+        if self._schedstat is not None:
+            waited = int(os.pread(self._schedstat, 64, 0).split()[1]) / 1e9
+        return time.perf_counter(), time.thread_time(), waited
+
+    def _tick(self) -> None:
+        now = self._now()
+        wall, cpu, waited = (now[i] - self._last[i] for i in range(3))
+        late = max(0.0, wall - TICK)
+        figures = self._phase
+        figures["ticks"] += 1
+        figures["late"] = max(figures["late"], late)
+        figures["cpu"] = max(figures["cpu"], cpu)
+        figures["blocked"] = max(figures["blocked"], late - waited)
+        self._last = now
+        self._handle = asyncio.get_running_loop().call_later(TICK, self._tick)
+
+
+def phase(name: str) -> None:
+    """Tell the probe of this process's loop, if there is one, that phase `name` begins."""
+    for probe in _running:
+        probe.phase(name)
+
+
+@contextlib.asynccontextmanager
+async def probe_from_env() -> AsyncIterator[None]:
+    """Probe the running loop while the block runs if CFNET_LOOP_PROBE names a file (taken
+    out of the environment: the processes started meanwhile are not probed); write the
+    figures there at its end."""
+    target = os.environ.pop(PROBE_VARIABLE, None)
+    if not target:
+        yield
+        return
+    probe = LoopProbe()
+    probe.start()
+    _running.append(probe)
+    try:
+        yield
+    finally:
+        _running.remove(probe)
+        probe.stop()
+        Path(target).write_text(json.dumps(probe.phases), encoding="utf-8")
