@@ -20,6 +20,7 @@ from cheaters import plays_the_next_tile, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cfnet.cli.main import main
 from cfnet.game.board import EndReason, line_label
 from cfnet.game.moves import (
     IllegalMoveError,
@@ -93,6 +94,28 @@ def test_vector_file() -> None:
     assert verdict.rounds[0].starter == 0
 
 
+def test_the_command_in_version_4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Section 5: what section 5's command writes in version 4 (a version-4 table: other deal
+    seeds, so another game than the kept version-3 file)."""
+    path = tmp_path / "v4.cfnlog"
+    args = ["--players", "2", "--seed", "1", "--bots", "greedy", "--rule", "rounds=1"]
+    assert main(["selfplay", "--protocol", *args, "--log", str(path)]) == 0
+    capsys.readouterr()
+    data = path.read_bytes()
+    table = " ".join(SPEC[SPEC.index("**The same command in version 4.**") :].split()[:400])
+    digest = hashlib.sha256(data).hexdigest()
+    assert len(data) == 44570 and f"44570 bytes, `{digest}`" in table
+    entries = read_log(path)
+    assert entries[0].body["version"] == 4 and entries[0].table_id.hex() == TABLE_ID
+    assert len(entries) == 77 and "| entries | 77 (" in table
+    assert entries[0].hash.hex() in table and entries[-1].hash.hex() in table
+    verdict = verify_entries(entries)
+    assert verdict.ok, verdict.problem
+    (scored,) = verdict.rounds
+    assert list(scored.scores) == [47, 71] and scored.starter == 0 and scored.went_out is None
+    assert scored.end_reason is EndReason.BLOCKED and "`[47, 71]`: seat 0 wins" in table
+
+
 def test_regenerated_from_the_seeds(tmp_path: Path) -> None:
     network = play_protocol_game(2, 1, RuleOptions(rounds=1), ("greedy",), version=3)
     path = tmp_path / "game.cfnlog"
@@ -121,9 +144,10 @@ def test_round_r_uses_seed_output_r_minus_1() -> None:
         assert entry.body["seed"] == _shake("cfnet/v1/sim-entropy", 3, entry.seat, i, size=32)
 
 
-def _listed_moves() -> dict[int, list[Move]]:
-    """Section 5's move list, round by round, read from protocol.md."""
-    text = " ".join(_block("The moves of the game, round by round:").split())
+def _listed_moves(marker: str = "The moves of the game, round by round:") -> dict[int, list[Move]]:
+    """A move list of protocol.md (section 5's by default), round by round: the block after
+    the line ending in `marker`."""
+    text = " ".join(_block(marker).split())
     rounds: dict[int, list[Move]] = {}
     for number, moves in re.findall(r"round (\d+): (.*?)(?= round \d+:|$)", text):
         rounds[int(number)] = [parse_move(m) for m in moves.strip().split(", ")]
@@ -745,21 +769,52 @@ def test_the_deal_seed_vector() -> None:
     assert seed != seat.deal_seed(entries[0].table_id, 1, entries[2].hash)  # another chain
 
 
-def test_the_early_end_vector() -> None:
-    """4.9, "Leaving concedes": the leader of a 2-seat game resigns; the other seat wins."""
+CONCEDE = ROOT / "tests" / "vectors" / "concede-2p-seed3.cfnlog"
+
+
+def _leader_resigns(players: list[Any] | None) -> Network:
+    """4.9's early end: 2 simulated seats, seed 3, timeout 60, 3 rounds; seat 0 resigns when
+    round 2's turns begin (`players`: who chooses the moves, else the greedy players)."""
     network = start_tables(2, 3, RuleOptions(rounds=3), timeout=60)
+    if players is not None:
+        network.players = players
     host = network.tables[0]
     network.run(
         until=lambda: host.round is not None and host.round.number == 2 and host.step is Step.TURNS
     )
     network.tables[0].resign()
     network.run()
-    assert host.game.round_scores == [(0, 9)] and host.game.winners() == (1,)
-    assert host.game.conceded == {0} and len(host.entries) == 89
-    assert host.entries[88].kind == "resign" and host.entries[88].seat == 0
-    assert host.head.hex() in _version_4_text()
-    verdict = verify_entries(host.entries)
+    return network
+
+
+def test_the_early_end_vector(tmp_path: Path) -> None:
+    """4.9, "Leaving concedes": the leader of a 2-seat game resigns; the other seat wins. The
+    kept file is what 4.9 says, and follows from the seeds and the moves it lists."""
+    data = CONCEDE.read_bytes()
+    text = _version_4_text()
+    digest = hashlib.sha256(data).hexdigest()
+    assert len(data) == 77011 and f"77011 bytes, SHA-256 `{digest}`" in text
+    entries = read_log(CONCEDE)
+    assert len(entries) == 89 and entries[0].body["version"] == 4
+    assert entries[0].hash.hex() in text and entries[-1].hash.hex() in text
+    assert entries[88].kind == "resign" and entries[88].seat == 0
+    verdict = verify_entries(entries)
     assert verdict.ok and verdict.finished and "a player who left concedes" in verdict.note
+    assert [list(r.scores) for r in verdict.rounds] == [[0, 9]]
+    assert verdict.rounds[0].starter == 1
+    assert verdict.table is not None and verdict.table.game.winners() == (1,)
+    assert verdict.table.game.conceded == {0}
+    # the greedy players chose these moves, and the listed moves give the file byte for byte
+    greedy = _leader_resigns(None).tables[0]
+    assert [e.wire for e in greedy.entries] == [e.wire for e in entries]
+    moves = _listed_moves("they are, as in section 5 (seat 1 starts round 1):")
+    assert list(moves) == [1]
+    shared = ScriptedPlayer(list(moves[1]))
+    scripted = _leader_resigns([shared, shared]).tables[0]
+    assert shared.moves == []
+    path = tmp_path / "concede.cfnlog"
+    write_log(path, scripted.entries)
+    assert path.read_bytes() == data
 
 
 def test_the_stall_vote_vector() -> None:
