@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,17 @@ def test_json_of_a_valid_game(capsys: pytest.CaptureFixture[str]) -> None:
     ]
     assert verdict["totals"] == [0, 4] and verdict["winners"] == [0]
     assert verdict["blamed"] is None and verdict["players"] == ["bot0", "bot1"]
+
+
+def test_the_json_fields_are_those_protocol_md_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    """protocol.md 4.7 lists every field of `verify --json`, in order, and of each round."""
+    spec = (Path(__file__).parent.parent / "protocol.md").read_text()
+    table = spec[spec.index("**`verify --json`**") :].split("\n\n")[1]
+    listed = re.findall(r"^\| `([a-z_]+)` \|", table, re.M)
+    _, verdict = verify_json(VECTOR, capsys)
+    assert listed == list(verdict)
+    row = next(line for line in table.splitlines() if line.startswith("| `rounds` |"))
+    assert re.findall(r"`([a-z_]+)` \(", row) == list(verdict["rounds"][0])
 
 
 def test_a_cheater_alone_with_one_honest_seat_is_to_blame_and_the_game_invalid(
@@ -183,6 +195,87 @@ def test_damaged_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     path.write_bytes(bytes(data))
     assert main(["verify", str(path)]) == 1
     assert "record damaged" in capsys.readouterr().out
+
+
+def _damaged_tail(how: str, entries: list[Entry]) -> bytes:
+    """The records of the vector's first 20 entries, then a tail damaged as `how` says."""
+    from cfnet.protocol.testing import sim_identity
+    from cfnet.record.entry import sign_entry
+    from cfnet.record.logfile import MAGIC, encode_record
+
+    head, record = MAGIC, encode_record(entries[20].wire)
+    head += b"".join(encode_record(e.wire) for e in entries[:20])
+    flipped = record[:-1] + bytes([record[-1] ^ 1])
+    e = entries[20]
+    if how == "torn":  # the file ends inside a record
+        return head + record[:50]
+    if how == "check fails, last":  # torn too: nothing after it
+        return head + flipped
+    if how == "check fails, data after":
+        return head + flipped + encode_record(entries[21].wire)
+    if how == "length out of range":  # 35187 > 34816, with a good header check
+        size = (35187).to_bytes(4, "big")
+        return head + size + zlib.crc32(size).to_bytes(4, "big") + bytes(100)
+    if how == "does not link":
+        return head + encode_record(entries[21].wire)
+    if how == "signature":  # refused: another key
+        forged = sign_entry(sim_identity(99, 0), e.table_id, e.seq, e.prev, e.seat, e.kind, e.body)
+        return head + encode_record(forged.wire)
+    assert how == "over 9 KiB"  # refused: an ordinary entry over its limit
+    big = sign_entry(
+        sim_identity(1, e.seat),
+        e.table_id,
+        e.seq,
+        e.prev,
+        e.seat,
+        e.kind,
+        {**e.body, "pad": bytes(10000)},
+    )
+    return head + encode_record(big.wire)
+
+
+@pytest.mark.parametrize(
+    ("how", "damaged"),
+    [
+        ("torn", False),
+        ("check fails, last", False),
+        ("check fails, data after", True),
+        ("length out of range", True),
+        ("does not link", True),
+        ("signature", False),
+        ("over 9 KiB", False),
+    ],
+)
+def test_valid_finished_and_damaged_before_the_end(
+    how: str, damaged: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """protocol.md 4.7, rule 3: a torn tail or a refused record leaves `valid` true; a file
+    corrupt before the game's end is `damaged` and not valid; none is finished or blames."""
+    from cfnet.record.logfile import read_log
+
+    path = tmp_path / "tail.cfnlog"
+    path.write_bytes(_damaged_tail(how, read_log(VECTOR)))
+    code, verdict = verify_json(path, capsys)
+    assert (code, verdict["finished"], verdict["blamed"], verdict["due"]) == (1, False, None, 0)
+    assert (verdict["valid"], verdict["damaged"]) == (not damaged, damaged), verdict["problem"]
+
+
+@pytest.mark.parametrize("tail", [b"\x00\x00\x01", bytes(range(1, 40))])
+def test_damage_after_the_end_leaves_the_result(
+    tail: bytes, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """protocol.md 4.7, rule 3: torn or corrupt bytes after the last certificate: valid,
+    finished, not damaged, reported as the problem (exit status 1)."""
+    path = tmp_path / "after.cfnlog"
+    path.write_bytes(VECTOR.read_bytes() + tail)
+    code, verdict = verify_json(path, capsys)
+    assert (code, verdict["valid"], verdict["finished"], verdict["damaged"]) == (
+        1,
+        True,
+        True,
+        False,
+    )
+    assert verdict["problem"].startswith("after the end, the file cannot be read on at byte 40810")
 
 
 def test_replay(capsys: pytest.CaptureFixture[str]) -> None:
