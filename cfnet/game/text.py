@@ -23,7 +23,7 @@ from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
 from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
-from cfnet.lang import N_, _, isolate, isolate_name, language, ngettext, word_list
+from cfnet.lang import N_, Sentence, _, isolate, isolate_name, language, ngettext, said, word_list
 from cfnet.lang.bidi_marks import ISOLATES, PDI
 from cfnet.lang.formatting import native_digits
 
@@ -142,38 +142,38 @@ def rounds_text(number: int) -> str:
     return ngettext("{count} round", "{count} rounds", number).format(count=digits(number))
 
 
-def result_after_departure(game: Game) -> str:
+def result_after_departure(game: Game) -> Sentence:
     """Why a game that a player left (not proven to cheat) still has a result (RULES.md)."""
     if game.is_over:
-        return _("the result of the audited rounds stands")
+        return Sentence(N_("the result of the audited rounds stands"))
     scored = len(game.round_scores)
     if game.conceded:
-        return ngettext(
+        return Sentence.counted(
             "fewer than 2 players are left, so the game ends with the {count} round scored,"
             " and a player who left concedes",
             "fewer than 2 players are left, so the game ends with the {count} rounds scored,"
             " and a player who left concedes",
             scored,
-        ).format(count=digits(scored))
-    return ngettext(
+            count=scored,
+        )
+    return Sentence.counted(
         "fewer than 2 players are left, so the game ends with the {count} round scored",
         "fewer than 2 players are left, so the game ends with the {count} rounds scored",
         scored,
-    ).format(count=digits(scored))
+        count=scored,
+    )
 
 
 def goes_on_text(
     round_number: int, redealt: bool, seated: Sequence[int], names: Sequence[str]
-) -> str:
+) -> Sentence:
     """What a departure leaves: the round dealt again, or the next round, among the seats left."""
     among = ", ".join(seat_name(names, s) for s in seated)
     if redealt:
-        return _("round {number} is dealt again among {players}").format(
-            number=digits(round_number), players=among
+        return Sentence(
+            N_("round {number} is dealt again among {players}"), number=round_number, players=among
         )
-    return _("round {number} starts among {players}").format(
-        number=digits(round_number), players=among
-    )
+    return Sentence(N_("round {number} starts among {players}"), number=round_number, players=among)
 
 
 def comeback_text(table: str) -> str:
@@ -491,7 +491,7 @@ def _need(public: PublicRound, who: str | None) -> str:
             **values
         )
     if public.phase is Phase.OPENING:
-        need = public.requirement()
+        need = said(public.requirement())
         return f"{need[0].upper()}{need[1:]}. "
     return ""
 
