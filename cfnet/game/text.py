@@ -26,6 +26,7 @@ from cfnet.game.tiles import Tile, a_number
 from cfnet.lang import N_, Sentence, _, isolate, isolate_name, language, ngettext, said, word_list
 from cfnet.lang.bidi_marks import ISOLATES, PDI
 from cfnet.lang.formatting import native_digits
+from cfnet.lang.sentence import listed
 
 WIDTH = 80
 """The columns of plain output (a pipe, a log): screens pass their terminal's width instead."""
@@ -168,7 +169,7 @@ def goes_on_text(
     round_number: int, redealt: bool, seated: Sequence[int], names: Sequence[str]
 ) -> Sentence:
     """What a departure leaves: the round dealt again, or the next round, among the seats left."""
-    among = ", ".join(seat_name(names, s) for s in seated)
+    among = listed([seat_name(names, s) for s in seated])
     if redealt:
         return Sentence(
             N_("round {number} is dealt again among {players}"), number=round_number, players=among
@@ -213,7 +214,11 @@ def left_line(table: str, how: str, comeback: str | None) -> str:
 
 
 def seat_name(names: Sequence[str], seat: int) -> str:
-    """The name of `seat` as shown (`escaped`; `seat N` when `names` does not have it)."""
+    """The name of `seat` as shown (`escaped`; `seat N` when `names` does not have it). A name
+    that is a `Sentence` (`seat 1 (ann)`, as `cfnet verify` names a seat) is kept one, to be
+    said in the reader's language; the line that holds it is escaped where it is printed."""
+    if 0 <= seat < len(names) and isinstance(names[seat], Sentence):
+        return names[seat]
     if 0 <= seat < len(names):
         return isolate_name(escaped(names[seat], NAME_CHARS))
     return _("seat {number}").format(number=digits(seat))

@@ -57,6 +57,15 @@ def clauses(parts: Sequence[str]) -> str:
     return joined
 
 
+def listed(items: Sequence[str]) -> str:
+    """Items one after another, `a, b, c`, each said in the language in effect when the whole
+    is (with the language's comma); '' for none."""
+    joined = ""
+    for item in items:
+        joined = Sentence(N_("{first}, {then}"), first=joined, then=item) if joined else item
+    return joined
+
+
 def _said_value(value: Any) -> Any:
     """A value as the sentence in the language in effect holds it: a whole number in the
     language's digits, a nested `Sentence` said too."""

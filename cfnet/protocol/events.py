@@ -10,6 +10,7 @@ from cfnet.game.moves import Move
 from cfnet.game.text import goes_on_text, seat_name
 from cfnet.game.tiles import Tile
 from cfnet.lang import N_, Sentence
+from cfnet.lang.sentence import listed
 from cfnet.protocol.votes import vote_seats
 from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
 from cfnet.record.entry import Entry
@@ -172,7 +173,7 @@ class SeatLeft:
                 N_("{name} {detail}: timed out by the votes of {voters}: {goes_on}"),
                 name=who,
                 detail=fault.detail,
-                voters=", ".join(seat_name(names, s) for s in vote_seats(fault.evidence)),
+                voters=listed([seat_name(names, s) for s in vote_seats(fault.evidence)]),
                 goes_on=goes_on,
             )
         if fault.code == TIMEOUT:

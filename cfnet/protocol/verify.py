@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
 from cfnet.lang import N_, Sentence
-from cfnet.lang.sentence import clauses
+from cfnet.lang.sentence import clauses, listed
 from cfnet.protocol.events import (
     Aborted,
     Disqualified,
@@ -212,7 +212,7 @@ class Judge:
                 N_("{name} resigned at entry {seq}"), name=self._who(claim.seat), seq=claim.seq
             )
         elif claim.code == TIMEOUT and "votes" in claim.evidence:  # proven by a majority's votes
-            voters = ", ".join(self._who(seat) for seat in vote_seats(claim.evidence))
+            voters = listed([self._who(seat) for seat in vote_seats(claim.evidence)])
             verdict.seq = self.table.entries[-1].seq
             verdict.problem = Sentence(
                 N_("{name} {detail}: timed out by the votes of {voters}"),

@@ -21,6 +21,7 @@ from prompt_toolkit.styles import DynamicStyle, Style
 
 from cfnet.errors import LocalProtocolError
 from cfnet.game.text import SENTENCE_CHARS, WIDTH, escaped, fit, pad, shown_sentence
+from cfnet.lang import pgettext
 from cfnet.ui.styles import (
     COLOUR,
     MIN_COLUMNS,
@@ -213,7 +214,10 @@ class Page:
         spare = height - 1 - len(feedback) - BODY_ROWS
         log: list[Line] = []
         if spare >= 2:  # a rule and at least one message
-            log = [rule("messages", width), *self._recent(width, min(LOG_ROWS, spare - 1))]
+            log = [
+                rule(pgettext("heading", "messages"), width),
+                *self._recent(width, min(LOG_ROWS, spare - 1)),
+            ]
         rows = max(1, height - 1 - len(feedback) - len(log))
         lines, focus = self.body(width)
         if len(lines) > rows and focus >= 0:

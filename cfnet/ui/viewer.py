@@ -175,7 +175,7 @@ class Viewer:
         if width < MIN_COLUMNS or height < MIN_ROWS:
             return too_small(width, height, MIN_COLUMNS, MIN_ROWS)
         top = [self._status_bar(width), *self._players(width)]
-        bottom = [*self._banner(width), rule("moves", width)]
+        bottom = [*self._banner(width), rule(pgettext("heading", "moves"), width)]
         end = [*self._footer(width), self._keys_line(width)]
         moves = self._moves(width, max(1, min(MOVE_ROWS, height - len(top) - len(bottom) - 6)))
         rows = height - len(top) - len(bottom) - len(moves) - len(end)
