@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 from pathlib import PurePath
 
-from cfnet.lang.sentence import said
+from cfnet.lang.sentence import Sentence, said
 
 
 class LocalProtocolError(ValueError):
@@ -45,8 +45,9 @@ def describe(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         reason = error.strerror[:1].lower() + error.strerror[1:]
         return f"{error.filename}: {reason}" if error.filename else reason
-    text = said(error.args[0]) if len(error.args) == 1 and isinstance(error.args[0], str) else ""
-    return " ".join((text or str(error)).split()) or type(error).__name__
+    sentence = error.args[0] if len(error.args) == 1 else None
+    text = said(sentence) if isinstance(sentence, Sentence) else str(error)
+    return " ".join(text.split()) or type(error).__name__
 
 
 def cannot_write(path: PurePath, error: OSError) -> str:

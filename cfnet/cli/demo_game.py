@@ -329,7 +329,7 @@ class Demo:
         destination = self._keep_log()
         entries = read_log(destination)
         verdict = verify_entries(entries)
-        count, problem = len(entries), said(verdict.problem)
+        count, why = len(entries), said(verdict.problem)
         if verdict.ok:
             self.say(
                 ngettext(
@@ -348,14 +348,14 @@ class Demo:
                     count,
                 ).format(count=count)
             )
-            self.say(f"  {problem}")
+            self.say(f"  {why}")
         elif finished:
             self.say(
                 ngettext(
                     "NOT verified ({count} entry): {problem}",
                     "NOT verified ({count} entries): {problem}",
                     count,
-                ).format(count=count, problem=problem)
+                ).format(count=count, problem=why)
             )
         else:
             self.say(

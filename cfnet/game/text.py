@@ -292,11 +292,11 @@ def board_rows(public: PublicRound, width: int = WIDTH) -> list[Row]:
             return None
         if root == public.centre and phase is Phase.OPENING:
             return _("{end}: new train, needs {a_number}").format(
-                end=isolate(label), a_number=a_number(root.low)
+                end=isolate(label), a_number=said(a_number(root.low))
             )
         if root == public.foot:
             return _("{end}: new toe, needs {a_number}").format(
-                end=isolate(label), a_number=a_number(root.low)
+                end=isolate(label), a_number=said(a_number(root.low))
             )
         return None
 
@@ -486,7 +486,7 @@ def _need(public: PublicRound, who: str | None) -> str:
             "count": digits(TOES - public.toes_left),
             "toes": digits(TOES),
             "name": who,
-            "a_number": a_number(foot.low),
+            "a_number": said(a_number(foot.low)),
         }
         if who is None:
             return _("Foot on {tile}: {count} of {toes} toes; you must play {a_number}. ").format(

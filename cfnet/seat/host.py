@@ -191,7 +191,7 @@ async def host(
     try:
         try:
             await hosting.open()
-            for _ in range(config.bots):
+            for _bot in range(config.bots):
                 hosting.start_bot()
             game = await hosting.seat_all()
         except BaseException:

@@ -200,13 +200,13 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
                 return await sit(info.address, info.port, info)
             except NotTheTable as exc:
                 given_up.add(listing)
-                why[listing] = str(exc)
+                why[listing] = describe(exc)
                 say(_("{error}; looking further").format(error=describe(exc)))
             except Unreachable as exc:
                 delays = again[listing][1] if listing in again else retry_delays()
                 delay = next(delays)
                 again[listing] = (time.monotonic() + delay, delays)
-                why[listing] = str(exc)
+                why[listing] = describe(exc)
                 dial_again = _("{error}; dialling it again in {seconds} s")
                 say(dial_again.format(error=describe(exc), seconds=f"{delay:.1f}"))
     raise LobbyError(_not_found(config, name, home, browser.tables.values(), why))

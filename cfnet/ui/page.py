@@ -19,7 +19,7 @@ from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, 
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
-from cfnet.errors import LocalProtocolError
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.text import SENTENCE_CHARS, WIDTH, escaped, fit, pad, shown_sentence
 from cfnet.lang import pgettext
 from cfnet.ui.styles import (
@@ -127,7 +127,7 @@ class Page:
             try:
                 self.command(text.strip())
             except (ValueError, LocalProtocolError) as exc:
-                self.error(str(exc))
+                self.error(describe(exc))
             return False
         answer = text.strip() or question.default
         try:
@@ -136,7 +136,7 @@ class Page:
             question.answer(answer)
         except (ValueError, LocalProtocolError) as exc:
             self.question = question  # ask again
-            self.error(str(exc))
+            self.error(describe(exc))
         return False
 
     def _keys(self) -> KeyBindings:

@@ -17,6 +17,7 @@ from cfnet.game.text import (
     Row,
     board_rows,
     columns,
+    digits,
     escaped,
     plain,
     wrap_words,
@@ -119,7 +120,7 @@ def scrolled(lines: list[Line], rows: int, top: int, keys: str) -> tuple[list[Li
     top = max(0, min(top, len(lines) - rows))
     below = len(lines) - top - rows
     note = "  " + _("({above} rows above, {below} below: {keys} scroll)").format(
-        above=top, below=below, keys=keys
+        above=digits(top), below=digits(below), keys=keys
     )
     return [*lines[top : top + rows], [("class:more", note)]], top
 
