@@ -10,6 +10,8 @@ from __future__ import annotations
 import errno
 from pathlib import PurePath
 
+from cfnet.lang.sentence import Sentence, said
+
 
 class LocalProtocolError(ValueError):
     """We tried to do something the protocol does not allow here; nothing changed."""
@@ -38,11 +40,14 @@ def exit_status(error: BaseException) -> int:
 
 
 def describe(error: BaseException) -> str:
-    """`error` as one line for a person; an OSError as `FILE: reason`, without `[Errno N]`."""
+    """`error` as one line for a person, in the language in effect where its reason is a
+    `Sentence`; an OSError as `FILE: reason`, without `[Errno N]`."""
     if isinstance(error, OSError) and error.strerror:
         reason = error.strerror[:1].lower() + error.strerror[1:]
         return f"{error.filename}: {reason}" if error.filename else reason
-    return " ".join(str(error).split()) or type(error).__name__
+    sentence = error.args[0] if len(error.args) == 1 else None
+    text = said(sentence) if isinstance(sentence, Sentence) else str(error)
+    return " ".join(text.split()) or type(error).__name__
 
 
 def cannot_write(path: PurePath, error: OSError) -> str:

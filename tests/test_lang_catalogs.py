@@ -35,13 +35,16 @@ def read(code: str) -> Catalog:
         return read_po(f)
 
 
+KEYWORDS = {**DEFAULT_KEYWORDS, "counted": (1, 2)}
+"""What marks a sentence: gettext's names, and `Sentence.counted` (README: `-k counted:1,2`)."""
+
+
 def template() -> set[tuple[str | None, str]]:
     """(context, msgid) of every sentence marked in cfnet and in this Python's argparse, as
-    `pybabel extract -F babel.cfg` finds them."""
+    `pybabel extract -F babel.cfg -k counted:1,2` finds them."""
     found = set()
     extracted = [
-        (m, c)
-        for _file, _line, m, _comments, c in extract_from_dir(PACKAGE, keywords=DEFAULT_KEYWORDS)
+        (m, c) for _file, _line, m, _comments, c in extract_from_dir(PACKAGE, keywords=KEYWORDS)
     ] + [(m, c) for _line, m, _comments, c in extract_from_file("python", argparse.__file__)]
     for message, context in extracted:
         found.add((context, message[0] if isinstance(message, tuple) else message))

@@ -44,7 +44,7 @@ def test_a_persian_player_types_moves_and_commands_in_persian() -> None:
     assert parse("قوانین", None) == Command("rules")
     assert parse("؟", None) == Command("help")  # the Persian question mark
     assert parse("hint", view) == Command("hint")  # English works as well
-    assert "you cannot draw: 9-3 fits a" in error("بکش", view)
+    assert "نمی\u200cتوانید بکشید: 9-3 با a جور است" in error("بکش", view)  # the engine's reason
     assert error("۵", view).startswith("حرکتِ 5 وجود ندارد: یکی را انتخاب کنید: 1) ")
     assert parse("بکش", STUCK.view(0)) == DRAW
 
@@ -95,7 +95,7 @@ def test_the_persian_lobby_shows_the_rule_book_and_seats_a_bot_in_persian() -> N
         body = "\n".join("".join(t[1] for t in row) for row in screen.body(80)[0])
         assert "قوانینی که cfnet اجرا می‌کند" in body
         rows = ["".join(t[1] for t in row) for row in screen.frame(80, 22)]
-        assert any("0 rows above" in row and "PgUp/PgDn" in row for row in rows)
+        assert any("۰ سطر بالا" in row and "PgUp/PgDn" in row for row in rows)
         keys.send_text("\x1b[6~")  # PgDn: the next page
         await until(lambda: screen._top > 0, "the next page", screen)
         keys.send_text("\x1b")  # Esc: back to the seats

@@ -15,6 +15,7 @@ from functools import partial
 
 from cfnet.cli.commands import bot
 from cfnet.cli.seat_options import front, join_config
+from cfnet.lang import _
 from cfnet.protocol.testing import sim_entropy
 from cfnet.seat.join import run_join
 
@@ -22,7 +23,7 @@ from cfnet.seat.join import run_join
 def main(argv: Sequence[str]) -> int:
     """Run `cfnet bot` with the options after the seed, its secrets derived from the seed."""
     if not argv or not argv[0].isdigit():
-        print("usage: python -m cfnet.cli.demo_bot SEED [cfnet bot options]", file=sys.stderr)
+        print(_("usage: python -m cfnet.cli.demo_bot SEED [cfnet bot options]"), file=sys.stderr)
         return 2
     parser = argparse.ArgumentParser(prog="cfnet demo bot")
     bot.add_arguments(parser)

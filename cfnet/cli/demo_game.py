@@ -30,7 +30,7 @@ from prompt_toolkit.output import Output
 from cfnet.cli.main import invocation
 from cfnet.cli.options import seconds_type
 from cfnet.disk.store import IDENTITY_FILE, load_identity, prepare_home, table_dir
-from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
 from cfnet.game.bots import make_bot
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import (
@@ -38,6 +38,7 @@ from cfnet.game.text import (
     rounds_text,
     score_lines,
 )
+from cfnet.lang import N_, _, ngettext, said, word_list
 from cfnet.net.lobby import LobbyEvent
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored
 from cfnet.protocol.testing import derived, sim_entropy
@@ -97,9 +98,11 @@ class Demo:
         self.home = home
         self.children = Children()
         # A seeded demo plays the same game again: its name (in the table entry) is seeded too.
-        suffix = secrets.token_hex(3) if args.seed is None else derived(
-            "cfnet/v1/demo-name", args.seed, size=3
-        ).hex()
+        suffix = (
+            secrets.token_hex(3)
+            if args.seed is None
+            else derived("cfnet/v1/demo-name", args.seed, size=3).hex()
+        )
         self.name = f"demo-{suffix}"
         self.out = sys.stdout
         self.game: NetGame | None = None
@@ -131,8 +134,10 @@ class Demo:
             table_id = derived("cfnet/v1/demo-table", self.args.seed, size=16)
             if table_dir(self.home, table_id).exists():
                 raise DemoError(
-                    f"--seed {self.args.seed} was played with --home {self.home} already: "
-                    "give another --home, or none"
+                    _(
+                        "--seed {seed} was played with --home {home} already: give another"
+                        " --home, or none"
+                    ).format(seed=self.args.seed, home=self.home)
                 )
         hosting = Hosting(
             config,
@@ -150,20 +155,28 @@ class Demo:
         try:
             try:
                 port = await hosting.open()
-                self.say(
-                    f"table {self.name} open on {LOOPBACK}:{port} (loopback only), "
-                    f"{self.args.players} seats\n  rules: {self.options.describe()}"
+                opened = ngettext(
+                    "table {name} open on {address}:{port} (loopback only), {count} seat",
+                    "table {name} open on {address}:{port} (loopback only), {count} seats",
+                    self.args.players,
                 )
-                await self._guard(self._start_bots(hosting), "seating the players")
-                game = await self._guard(hosting.seat_all(), "seating the players")
+                self.say(
+                    opened.format(
+                        name=self.name, address=LOOPBACK, port=port, count=self.args.players
+                    )
+                )
+                self.say("  " + _("rules: {rules}").format(rules=self.options.describe()))
+                seating = N_("seating the players stopped: {problem}")
+                await self._guard(self._start_bots(hosting), seating)
+                game = await self._guard(hosting.seat_all(), seating)
             finally:
                 leaving = asyncio.create_task(hosting.leave())
             self.game = game
             self._roster(game)
             if self.args.human:
-                code = await self._guard(self._human(game), "the game")
+                code = await self._guard(self._human(game), N_("the game stopped: {problem}"))
             else:
-                code = await self._guard(self._follow(game), "the game")
+                code = await self._guard(self._follow(game), N_("the game stopped: {problem}"))
         finally:
             if self.game is not None:
                 await self.game.close()
@@ -194,10 +207,9 @@ class Demo:
                     seed=self.args.seed,
                 )
             )
-            self.say(
-                f"started {name} (process {hosting.bots.children[-1].process.pid}): "
-                f"cfnet bot {self.name}, finds it by mDNS"
-            )
+            started = _("started {name} (process {pid}): cfnet bot {table}, finds it by mDNS")
+            pid = hosting.bots.children[-1].process.pid
+            self.say(started.format(name=name, pid=pid, table=self.name))
             await self._joined.wait()
 
     def _bot_homes(self) -> list[Path]:
@@ -205,22 +217,28 @@ class Demo:
         return [self.home / "bots" / name for name in BOT_NAMES[: self.args.players - 1]]
 
     def _roster(self, game: NetGame) -> None:
-        self.say("every seat is taken; each seat signs with its own key:")
+        self.say(_("every seat is taken; each seat signs with its own key:"))
         for seat, info in enumerate(game.table.seats):
-            where = "this process" if seat == game.seat else "its own process"
-            self.say(f"  seat {seat}: {info.name:<6} key {fingerprint(info.key)}  ({where})")
+            line = (
+                _("seat {number}: {name} key {key}  (this process)")
+                if seat == game.seat
+                else _("seat {number}: {name} key {key}  (its own process)")
+            )
+            key = fingerprint(info.key)
+            self.say("  " + line.format(number=seat, name=f"{info.name:<6}", key=key))
 
-    async def _guard(self, work: Awaitable[T], what: str) -> T:
-        """Await `work`, stopping it with a DemoError naming the child that failed, if any."""
+    async def _guard(self, work: Awaitable[T], stopped: str) -> T:
+        """Await `work`, stopping it with a DemoError naming the child that failed, if any
+        (`stopped`: the marked sentence that says so, with a `{problem}`)."""
         task = asyncio.ensure_future(work)
         try:
             while True:
-                done, _ = await asyncio.wait({task}, timeout=POLL)
+                done, _pending = await asyncio.wait({task}, timeout=POLL)
                 if done:
                     return task.result()
                 problem = self.children.failed()
                 if problem is not None:
-                    raise DemoError(f"{what} stopped: {problem}")
+                    raise DemoError(_(stopped).format(problem=problem))
         finally:
             if not task.done():
                 task.cancel()
@@ -290,35 +308,66 @@ class Demo:
         self.say("")
         if isinstance(result, GameOver):
             if game.resigned:  # leaving concedes (RULES.md)
-                self.say("you resigned: you concede, and the game ended there for every seat")
+                self.say(_("you resigned: you concede, and the game ended there for every seat"))
             played = len(game.game.round_scores)
-            self.say(f"game over after {rounds_text(played)}:")
+            self.say(_("game over after {rounds}:").format(rounds=rounds_text(played)))
             for row in score_lines(game.game, names):
                 self.say(f"  {row}")
-            who = " and ".join(names[s] for s in result.winners)
-            self.say(f"winner: {who} with {points(result.totals[result.winners[0]])}")
+            winners = ngettext(
+                "winner: {names} with {points}",
+                "winners: {names} with {points}",
+                len(result.winners),
+            )
+            who = word_list([names[s] for s in result.winners])
+            self.say(winners.format(names=who, points=points(result.totals[result.winners[0]])))
         elif isinstance(result, GameAborted | GameLeft) and game.resigned:
-            self.say("you resigned: the game ended there for every seat")
+            self.say(_("you resigned: the game ended there for every seat"))
         elif isinstance(result, GameAborted):
-            self.say(f"the game was aborted: {result.reason}")
+            self.say(_("the game was aborted: {reason}").format(reason=result.reason))
         else:
-            self.say("the game stopped before its end; the computer players were stopped")
+            self.say(_("the game stopped before its end; the computer players were stopped"))
         destination = self._keep_log()
         entries = read_log(destination)
         verdict = verify_entries(entries)
+        count, why = len(entries), said(verdict.problem)
         if verdict.ok:
-            self.say(f"verified: the log is a complete, valid game ({len(entries)} entries)")
-            self.say("  every signature, shuffle, key and move checked, as `cfnet verify` does")
+            self.say(
+                ngettext(
+                    "verified: the log is a complete, valid game ({count} entry)",
+                    "verified: the log is a complete, valid game ({count} entries)",
+                    count,
+                ).format(count=count)
+            )
+            checked = _("every signature, shuffle, key and move checked, as `cfnet verify` does")
+            self.say(f"  {checked}")
         elif verdict.valid and finished:
-            self.say(f"checked: a valid log, the game unfinished ({len(entries)} entries)")
-            self.say(f"  {verdict.problem}")
+            self.say(
+                ngettext(
+                    "checked: a valid log, the game unfinished ({count} entry)",
+                    "checked: a valid log, the game unfinished ({count} entries)",
+                    count,
+                ).format(count=count)
+            )
+            self.say(f"  {why}")
         elif finished:
-            self.say(f"NOT verified ({len(entries)} entries): {verdict.problem}")
+            self.say(
+                ngettext(
+                    "NOT verified ({count} entry): {problem}",
+                    "NOT verified ({count} entries): {problem}",
+                    count,
+                ).format(count=count, problem=why)
+            )
         else:
-            self.say(f"the log ends before the game does ({len(entries)} entries)")
-        self.say(f"log saved: {destination}")
+            self.say(
+                ngettext(
+                    "the log ends before the game does ({count} entry)",
+                    "the log ends before the game does ({count} entries)",
+                    count,
+                ).format(count=count)
+            )
+        self.say(_("log saved: {file}").format(file=destination))
         check = f"{invocation()} verify {shlex.quote(str(destination))}"
-        self.say(f"check it yourself: {check}")
+        self.say(_("check it yourself: {command}").format(command=check))
         if problem is not None:
             raise DemoError(problem)
         if not finished or game.resigned:
@@ -361,7 +410,9 @@ class _Quiet(PlainLines):
 
 def seed(text: str) -> int:
     if not text.isdigit() or int(text) >= 1 << 63:
-        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number, 0 or more")
+        raise argparse.ArgumentTypeError(
+            _("{text!r}: give a whole number, 0 or more").format(text=text)
+        )
     return int(text)
 
 
@@ -371,35 +422,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=4,
         metavar="N",
-        help=f"seats at the table, {MIN_PLAYERS}..{MAX_PLAYERS} (default 4)",
+        help=_("seats at the table, {least}..{most} (default 4)").format(
+            least=MIN_PLAYERS, most=MAX_PLAYERS
+        ),
     )
     parser.add_argument(
-        "--rounds", type=int, default=10, metavar="R", help="rounds to play, 1..10 (default 10)"
+        "--rounds", type=int, default=10, metavar="R", help=_("rounds to play, 1..10 (default 10)")
     )
     parser.add_argument(
         "--seed",
         type=seed,
         default=None,
         metavar="S",
-        help="play the same game again: every seat's secret randomness is derived from S "
-        "(for demos only; by default, and at every real table, each seat draws its own)",
+        help=_(
+            "play the same game again: every seat's secret randomness is derived from S (for"
+            " demos only; by default, and at every real table, each seat draws its own)"
+        ),
     )
     parser.add_argument(
-        "--human", action="store_true", help="you play seat 0 at the keyboard (game screen)"
+        "--human", action="store_true", help=_("you play seat 0 at the keyboard (game screen)")
     )
     parser.add_argument(
         "--delay",
         type=seconds_type(0, 10, zero_ok=True),
         default=0.1,
         metavar="SECONDS",
-        help="pause after each move so you can follow (default 0.1; 0: full speed)",
+        help=_("pause after each move so you can follow (default 0.1; 0: full speed)"),
     )
     parser.add_argument(
         "--home",
         type=Path,
         default=None,
         metavar="DIR",
-        help="state directory of every seat (default: a temporary one, removed at the end)",
+        help=_("state directory of every seat (default: a temporary one, removed at the end)"),
     )
 
 
@@ -408,10 +463,10 @@ def run(args: argparse.Namespace) -> int:
         options = RuleOptions().with_assignment(f"rounds={args.rounds}")
         options.check(args.players)
     except RuleOptionError as exc:
-        print(f"cfnet demo: {exc}", file=sys.stderr)
+        print(f"cfnet demo: {describe(exc)}", file=sys.stderr)
         return 2
     if args.human and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print("cfnet demo: --human needs a terminal for the game screen", file=sys.stderr)
+        print(_("cfnet demo: --human needs a terminal for the game screen"), file=sys.stderr)
         return 2
     temporary = args.home is None
     home = prepare_home(Path(tempfile.mkdtemp(prefix="cfnet-demo-")) if temporary else args.home)
@@ -420,23 +475,28 @@ def run(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(demo.run())
     except (KeyboardInterrupt, asyncio.CancelledError):
-        how = "terminated" if demo.terminated else "interrupted"
-        print(f"\ncfnet demo: {how}; stopping the computer players", file=sys.stderr)
+        how = (
+            _("cfnet demo: terminated; stopping the computer players")
+            if demo.terminated
+            else _("cfnet demo: interrupted; stopping the computer players")
+        )
+        print(f"\n{how}", file=sys.stderr)
         return 128 + (signal.SIGTERM if demo.terminated else signal.SIGINT)
     except DemoError as exc:
         keep = True
-        print(f"cfnet demo: {exc}", file=sys.stderr)
+        print(f"cfnet demo: {describe(exc)}", file=sys.stderr)
         return 1
     except (LocalProtocolError, PeerProtocolError, LogFileError, OSError) as exc:
         keep = True
-        print(f"cfnet demo: {exc}", file=sys.stderr)
+        print(f"cfnet demo: {describe(exc)}", file=sys.stderr)
         return 1
     finally:
         demo.children.stop()
         if temporary and not keep:
             shutil.rmtree(home, ignore_errors=True)
         elif keep and temporary:
-            print(f"cfnet demo: every seat's state and output is kept in {home}", file=sys.stderr)
+            kept = _("cfnet demo: every seat's state and output is kept in {home}")
+            print(kept.format(home=home), file=sys.stderr)
 
 
 def _seeded_identity(home: Path, seed: bytes) -> None:

@@ -7,6 +7,9 @@ import ipaddress
 from collections.abc import Callable
 from pathlib import Path
 
+from cfnet.errors import describe
+from cfnet.lang import _
+
 
 class OptionValueError(argparse.ArgumentTypeError, ValueError):
     """A typed value that is not of the form asked for; the message says the form."""
@@ -15,7 +18,6 @@ class OptionValueError(argparse.ArgumentTypeError, ValueError):
 def seconds_type(low: float, high: float, *, zero_ok: bool = False) -> Callable[[str], float]:
     """An argparse `type=`: a number of seconds above `low` (or equal, with `zero_ok`) and at
     most `high`, refused with a message that gives the range."""
-    allowed = f"{low} to {high}" if zero_ok else f"{low} < S <= {high}"
 
     def parse(text: str) -> float:
         try:
@@ -23,7 +25,12 @@ def seconds_type(low: float, high: float, *, zero_ok: bool = False) -> Callable[
         except ValueError:
             value = low - 1
         if not (low <= value if zero_ok else low < value) or value > high:
-            raise OptionValueError(f"{text!r}: give a number of seconds, {allowed}")
+            allowed = (
+                _("{text!r}: give a number of seconds, {low} to {high}")
+                if zero_ok
+                else _("{text!r}: give a number of seconds, {low} < S <= {high}")
+            )
+            raise OptionValueError(allowed.format(text=text, low=low, high=high))
         return value
 
     return parse
@@ -45,12 +52,16 @@ def ipv4(text: str) -> str:
         address = str(ipaddress.IPv4Address(text))
     except ValueError:
         raise OptionValueError(
-            f"{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20"
+            _("{text!r}: give the IPv4 address of an interface, e.g. 192.168.1.20").format(
+                text=text
+            )
         ) from None
     mine = machine_ipv4()
     if address not in mine:
         raise OptionValueError(
-            f"{address} is not an address of this machine: give one of {', '.join(mine)}"
+            _("{address} is not an address of this machine: give one of {addresses}").format(
+                address=address, addresses=", ".join(mine)
+            )
         )
     return address
 
@@ -62,19 +73,22 @@ def host_port(text: str) -> tuple[str, int]:
     try:
         return parse_host_port(text)
     except ValueError as exc:
-        raise OptionValueError(str(exc)) from None
+        raise OptionValueError(describe(exc)) from None
 
 
 def port_number(text: str) -> int:
     """An argparse `type=`: a TCP port, 0 (any free one) to 65535."""
     if not text.isdecimal() or int(text) > 0xFFFF:
-        raise OptionValueError(f"{text!r}: give a TCP port, 1 to 65535 (0: any free one)")
+        raise OptionValueError(
+            _("{text!r}: give a TCP port, 1 to 65535 (0: any free one)").format(text=text)
+        )
     return int(text)
 
 
 def add_think_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
     """The expert's budget: `--think SECONDS` per decision (`args.think`) and, for
-    reproducible play, `--rollouts N` (`args.rollouts`); `scope` is a note for the help."""
+    reproducible play, `--rollouts N` (`args.rollouts`); `scope` is a note for the help, as
+    translated."""
     from cfnet.game.expert_bot import DEFAULT_THINK, MAX_THINK
 
     parser.add_argument(
@@ -82,15 +96,18 @@ def add_think_arguments(parser: argparse.ArgumentParser, scope: str = "") -> Non
         type=seconds_type(0, MAX_THINK),
         default=DEFAULT_THINK,
         metavar="SECONDS",
-        help=f"how long an expert computer player thinks per move {scope}".rstrip()
-        + f" (default {DEFAULT_THINK:g})",
+        help=(
+            _("how long an expert computer player thinks per move {scope} (default {default})")
+            if scope
+            else _("how long an expert computer player thinks per move (default {default})")
+        ).format(scope=scope, default=f"{DEFAULT_THINK:g}"),
     )
     parser.add_argument(
         "--rollouts",
         type=count_type(1, 10**7),
         default=None,
         metavar="N",
-        help="an expert plays exactly N rollouts per move instead (same seed, same moves)",
+        help=_("an expert plays exactly N rollouts per move instead (same seed, same moves)"),
     )
 
 
@@ -99,7 +116,11 @@ def count_type(low: int, high: int) -> Callable[[str], int]:
 
     def parse(text: str) -> int:
         if not text.strip().isdigit() or not low <= int(text) <= high:
-            raise OptionValueError(f"{text!r}: give a whole number, {low} to {high}")
+            raise OptionValueError(
+                _("{text!r}: give a whole number, {low} to {high}").format(
+                    text=text, low=low, high=high
+                )
+            )
         return int(text)
 
     return parse
@@ -107,14 +128,23 @@ def count_type(low: int, high: int) -> Callable[[str], int]:
 
 def add_rule_argument(parser: argparse.ArgumentParser, scope: str = "") -> None:
     """The repeatable `--rule NAME=VALUE` option (collected in `args.rule`); `scope` is a
-    note for the help, e.g. `(offline)`."""
+    note for the help as translated, e.g. `(offline)`."""
     parser.add_argument(
         "--rule",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help=f"rule option {scope}".rstrip() + ": rounds=1..10, start_trains=N..8 (the trains "
-        "the centre needs before other plays; N: the number of players), double_blank_50=on|off",
+        help=(
+            _(
+                "rule option {scope}: rounds=1..10, start_trains=N..8 (the trains the centre"
+                " needs before other plays; N: the number of players), double_blank_50=on|off"
+            )
+            if scope
+            else _(
+                "rule option: rounds=1..10, start_trains=N..8 (the trains the centre needs before"
+                " other plays; N: the number of players), double_blank_50=on|off"
+            )
+        ).format(scope=scope),
     )
 
 
@@ -127,5 +157,7 @@ def add_home_argument(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help=f"state directory (default: ${HOME_ENV} if set, else {default_home()})",
+        help=_("state directory (default: ${variable} if set, else {directory})").format(
+            variable=HOME_ENV, directory=default_home()
+        ),
     )

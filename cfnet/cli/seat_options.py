@@ -15,6 +15,7 @@ from cfnet.cli.options import (
     port_number,
     seconds_type,
 )
+from cfnet.lang import _
 
 if TYPE_CHECKING:
     from cfnet.seat.config import HostConfig, JoinConfig, PeerConfig, ResumeConfig
@@ -34,27 +35,31 @@ def add_peer_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         type=ipv4,
         default=None,
         metavar="ADDR",
-        help="IPv4 address of the interface to use for mDNS and TCP (default: the LAN one)",
+        help=_("IPv4 address of the interface to use for mDNS and TCP (default: the LAN one)"),
     )
     parser.add_argument(
         "--strategy",
         choices=BOT_STRATEGIES,
         default=strategy_default,
-        help="a computer plays this seat with this strategy (plain line output)"
-        + ("" if strategy_default else "; default: you play it in the game screen"),
+        help=_("a computer plays this seat with this strategy (plain line output)")
+        if strategy_default
+        else _(
+            "a computer plays this seat with this strategy (plain line output); default: you play"
+            " it in the game screen"
+        ),
     )
-    add_think_arguments(parser, "(with --strategy expert; host: its --bots too)")
-    parser.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
+    add_think_arguments(parser, _("(with --strategy expert; host: its --bots too)"))
+    parser.add_argument("--player", default=None, metavar="NAME", help=_("your name at the table"))
     parser.add_argument(
         "--verbose",
         action="store_true",
-        help="log every link event (to stderr; for a person's seat to HOME/client.log)",
+        help=_("log every link event (to stderr; for a person's seat to HOME/client.log)"),
     )
 
 
 def add_code_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--code", default=None, metavar="CODE", help="the table's join code (never sent)"
+        "--code", default=None, metavar="CODE", help=_("the table's join code (never sent)")
     )
 
 
@@ -63,35 +68,40 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS
     from cfnet.protocol.wire import DEFAULT_TIMEOUT
 
-    parser.add_argument("--name", required=True, help="the table's name, as others see it")
+    parser.add_argument("--name", required=True, help=_("the table's name, as others see it"))
     parser.add_argument(
-        "--seats", type=int, default=4, help=f"seats at the table, {MIN_PLAYERS}..{MAX_PLAYERS}"
+        "--seats",
+        type=int,
+        default=4,
+        help=_("seats at the table, {least}..{most}").format(least=MIN_PLAYERS, most=MAX_PLAYERS),
     )
     add_rule_argument(parser)
     add_code_argument(parser)
     parser.add_argument(
-        "--bots", type=int, default=0, metavar="K", help="start K computer players that join"
+        "--bots", type=int, default=0, metavar="K", help=_("start K computer players that join")
     )
     parser.add_argument(
         "--bot-strategy",
         choices=BOT_STRATEGIES,
         default="greedy",
-        help="strategy of the --bots players (default greedy)",
+        help=_("strategy of the --bots players (default greedy)"),
     )
     parser.add_argument(
-        "--port", type=port_number, default=0, help="TCP port of the lobby (default: any)"
+        "--port", type=port_number, default=0, help=_("TCP port of the lobby (default: any)")
     )
     parser.add_argument(
         "--no-watchers",
         action="store_true",
-        help="refuse spectators (by default anyone who may join may watch: `cfnet watch`)",
+        help=_("refuse spectators (by default anyone who may join may watch: `cfnet watch`)"),
     )
     parser.add_argument(
         "--timeout",
         type=int,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
-        help=f"how long a seat may take to answer before it forfeits (default {DEFAULT_TIMEOUT})",
+        help=_("how long a seat may take to answer before it forfeits (default {seconds})").format(
+            seconds=DEFAULT_TIMEOUT
+        ),
     )
     add_peer_arguments(parser, None)
 
@@ -102,7 +112,7 @@ def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         type=host_port,
         default=None,
         metavar="HOST:PORT",
-        help="join the table at this address directly (where multicast does not reach)",
+        help=_("join the table at this address directly (where multicast does not reach)"),
     )
     look = JOIN_LOOK if strategy_default is None else BOT_LOOK
     parser.add_argument(
@@ -110,22 +120,26 @@ def add_join_arguments(parser: argparse.ArgumentParser, strategy_default: str | 
         type=seconds_type(0, 3600),
         default=look,
         metavar="SECONDS",
-        help=f"how long to look for the table and to dial it again while it cannot be reached "
-        f"(default {look:g})",
+        help=_(
+            "how long to look for the table and to dial it again while it cannot be reached"
+            " (default {seconds})"
+        ).format(seconds=f"{look:g}"),
     )
     parser.add_argument(
         "--host",
         type=host_port,
         default=None,
         metavar="ADDR:PORT",
-        help="of the tables of that name, the one listed at this address",
+        help=_("of the tables of that name, the one listed at this address"),
     )
     parser.add_argument(
         "--fingerprint",
         default=None,
         metavar="KEY",
-        help="of the tables of that name, the one whose host key has this fingerprint "
-        "(or its start, e.g. its first group)",
+        help=_(
+            "of the tables of that name, the one whose host key has this fingerprint (or its"
+            " start, e.g. its first group)"
+        ),
     )
     add_code_argument(parser)
     add_peer_arguments(parser, strategy_default)
@@ -136,15 +150,17 @@ def add_resume_arguments(parser: argparse.ArgumentParser) -> None:
         "--table",
         default=None,
         metavar="NAME|ID",
-        help="which unfinished table (default: the only one)",
+        help=_("which unfinished table (default: the only one)"),
     )
     parser.add_argument(
         "--wait",
         type=seconds_type(0, 3600),
         default=120.0,
         metavar="SECONDS",
-        help="how long to wait for a peer that gives us the chain as it stands now; nothing is "
-        "posted before (default: 120)",
+        help=_(
+            "how long to wait for a peer that gives us the chain as it stands now; nothing is"
+            " posted before (default: 120)"
+        ),
     )
     add_peer_arguments(parser, None)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cfnet.disk.store import LOG_FILE, TableMeta, list_tables, table_dir
+from cfnet.lang import _, ngettext
 from cfnet.protocol.table import MAX_ABORT_ENTRY
 from cfnet.protocol.verify import verify_entries
 from cfnet.protocol.wire import ABORT, CERTIFY, MAX_NAME_CHARS, RESIGN, TABLE, TIMEOUT
@@ -76,31 +77,39 @@ class SavedGame:
     def result(self) -> str:
         """The outcome in a few words: the winner, the abort, or 'unfinished'."""
         if self.unreadable:
-            return "log unreadable"
-        notes = [f"{self.name_of(seat)} disqualified" for seat in self.disqualified]
+            return _("log unreadable")
+        disqualified = _("{name} disqualified")
+        notes = [disqualified.format(name=self.name_of(seat)) for seat in self.disqualified]
         if self.aborted is not None:
             seat, code = self.aborted
             if code == TIMEOUT:  # the poster's claim
-                notes.append(f"{self.name_of(seat)} timed out")
+                notes.append(_("{name} timed out").format(name=self.name_of(seat)))
             elif code == RESIGN:
-                notes.append(f"{self.name_of(seat)} resigned")
+                notes.append(_("{name} resigned").format(name=self.name_of(seat)))
             elif not self.stands:
-                return f"aborted: {self.name_of(seat)} at fault ({code})"
+                at_fault = _("aborted: {name} at fault ({code})")
+                return at_fault.format(name=self.name_of(seat), code=code)
             if not self.stands:
-                return f"{'ended' if code == RESIGN else 'aborted'}: {notes[-1]}"
+                how = _("ended: {note}") if code == RESIGN else _("aborted: {note}")
+                return how.format(note=notes[-1])
         if not self.finished or not self.totals:
-            return "unfinished"
+            return _("unfinished")
         out = {*self.disqualified, *self.conceded}
         seated = [s for s in range(len(self.totals)) if s not in out]
         ranked = seated or [s for s in self.conceded if s not in self.disqualified]
         ranked = ranked or list(self.disqualified)
         best = min(self.totals[s] for s in ranked)
         winners = [self.name_of(s) for s in ranked if self.totals[s] == best]
-        points = "point" if best == 1 else "points"
-        left = f" ({', '.join(notes)})" if notes else ""
         if len(winners) == 1:
-            return f"won by {winners[0]}, {best} {points}{left}"
-        return f"tie: {', '.join(winners)}, {best} {points}{left}"
+            result = ngettext(
+                "won by {name}, {count} point", "won by {name}, {count} points", best
+            ).format(name=winners[0], count=best)
+        else:
+            result = ngettext("tie: {names}, {count} point", "tie: {names}, {count} points", best)
+            result = result.format(names=", ".join(winners), count=best)
+        if notes:
+            return _("{result} ({notes})").format(result=result, notes=", ".join(notes))
+        return result
 
 
 def shown(name: object) -> str:
@@ -206,14 +215,25 @@ def find_log(word: str, home: Path) -> Path:
         return found[0].log
     if found:
         listed = ", ".join(f"{game.short_id} ({game.date})" for game in found)
-        raise GameLookupError(
-            f"{len(found)} saved games are named {word!r}: {listed}; give the id instead"
+        named = ngettext(
+            "{count} saved game is named {name!r}: {games}; give the id instead",
+            "{count} saved games are named {name!r}: {games}; give the id instead",
+            len(found),
         )
+        raise GameLookupError(named.format(count=len(found), name=word, games=listed))
     if path.exists():
-        raise GameLookupError(f"{word} is not a file")
+        raise GameLookupError(_("{file} is not a file").format(file=word))
     names = sorted({shown(game.meta.name) for game in games})
     listed = ", ".join(names[:MAX_LISTED]) + (", ..." if len(names) > MAX_LISTED else "")
-    raise GameLookupError(
-        f"no file {word!r}, and no saved game with that table name or id "
-        f"(saved games: {listed or 'none'}; see cfnet games)"
+    missing = (
+        _(
+            "no file {name!r}, and no saved game with that table name or id (saved games:"
+            " {games}; see cfnet games)"
+        ).format(name=word, games=listed)
+        if listed
+        else _(
+            "no file {name!r}, and no saved game with that table name or id (saved games: none;"
+            " see cfnet games)"
+        ).format(name=word)
     )
+    raise GameLookupError(missing)

@@ -24,9 +24,10 @@ from typing import BinaryIO, ParamSpec, TypeVar
 from cfnet.disk.home import default_home
 from cfnet.disk.limits import raise_open_file_limit
 from cfnet.disk.locking import try_lock
-from cfnet.errors import LocalProtocolError
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import RuleOptionError, RuleOptions
+from cfnet.lang import _
 from cfnet.record.binary_open import O_BINARY
 from cfnet.record.codec import DecodeError, Plain, decode_bounded, encode_canonical
 from cfnet.record.entry import TABLE_ID_BYTES, Entry
@@ -136,7 +137,7 @@ def _make_dir(path: Path, parents: bool = False) -> None:
         path.mkdir(mode=DIR_MODE)
     except FileExistsError:
         if not path.is_dir():
-            raise StoreError(f"{path} exists and is not a directory") from None
+            raise StoreError(_("{path} exists and is not a directory").format(path=path)) from None
         return
     os.chmod(path, DIR_MODE)
     fsync_dir(path.parent)
@@ -229,7 +230,9 @@ class Saved:
 def table_dir(home: Path, table_id: bytes) -> Path:
     """Where the table `table_id` is kept in `home`."""
     if len(table_id) != TABLE_ID_BYTES:
-        raise StoreError(f"a table id is {TABLE_ID_BYTES} bytes, not {len(table_id)}")
+        raise StoreError(  # untranslated: a caller's bug, never a person's doing
+            f"a table id is {TABLE_ID_BYTES} bytes, not {len(table_id)}"
+        )
     return home / TABLES_DIR / table_id.hex()
 
 
@@ -257,7 +260,8 @@ def _read_plain(path: Path) -> Plain:
     try:
         return decode_bounded(path.read_bytes())
     except (OSError, DecodeError) as exc:
-        raise StoreError(f"{path}: cannot be read: {exc}") from exc
+        unreadable = _("{path}: cannot be read: {error}")
+        raise StoreError(unreadable.format(path=path, error=describe(exc))) from exc
 
 
 def _read_meta(path: Path) -> TableMeta:
@@ -297,7 +301,8 @@ class TableStore:
         half of it; StoreError if the table already exists."""
         final = table_dir(home, meta.table_id)
         if final.exists():
-            raise StoreError(f"table {meta.table_id.hex()} already exists in {home}")
+            exists = _("table {id} already exists in {home}")
+            raise StoreError(exists.format(id=meta.table_id.hex(), home=home))
         _make_dir(final.parent, parents=True)
         building = final.with_name(final.name + ".new")
         if building.exists():  # a crash while creating left it: it never held anything
@@ -320,13 +325,15 @@ class TableStore:
         not there or another process holds it."""
         path = table_dir(home, table_id)
         if not (path / META_FILE).is_file():
-            raise StoreError(f"no table {table_id.hex()} in {home}")
+            raise StoreError(_("no table {id} in {home}").format(id=table_id.hex(), home=home))
         flags = os.O_RDWR | os.O_CREAT | O_BINARY
         lock = os.fdopen(os.open(path / LOCK_FILE, flags, FILE_MODE), "r+b")
         if not try_lock(lock):
             lock.close()
             raise StoreError(
-                f"table {table_id.hex()} is in use by another cfnet process; stop it first"
+                _("table {id} is in use by another cfnet process; stop it first").format(
+                    id=table_id.hex()
+                )
             ) from None
         return cls(path, table_id, lock)
 
@@ -339,7 +346,9 @@ class TableStore:
         secrets_path = self.path / SECRETS_FILE
         secrets = _read_plain(secrets_path) if secrets_path.exists() else None
         if entries and entries[0].table_id != self.table_id:
-            raise StoreError(f"{self.path / LOG_FILE} holds another table's log")
+            raise StoreError(
+                _("{file} holds another table's log").format(file=self.path / LOG_FILE)
+            )
         self._entries = list(entries)
         self._ends = []
         end = len(MAGIC)
@@ -363,7 +372,9 @@ class TableStore:
         chain = MAGIC + b"".join(encode_record(wire) for wire in wires)
         path = self.path / LOG_FILE
         if path.read_bytes() != chain:
-            raise LocalProtocolError(f"{path} differs from the chain checked here")
+            raise LocalProtocolError(
+                _("{file} differs from the chain checked here").format(file=path)
+            )
 
     def count(self) -> int:
         """How many entries the log holds (stored by `append` or found by `load`)."""
@@ -377,7 +388,9 @@ class TableStore:
     def save_meta(self, meta: TableMeta) -> None:
         """Replace the metadata atomically (e.g. new peer addresses, or finished=True)."""
         if meta.table_id != self.table_id:
-            raise StoreError("metadata of another table cannot be saved here")
+            raise StoreError(  # untranslated: a caller's bug
+                "metadata of another table cannot be saved here"
+            )
         write_atomically(self.path / META_FILE, encode_canonical(meta.to_plain()), FILE_MODE)
 
     @_with_spare
@@ -394,16 +407,24 @@ class TableStore:
         `durable=False` only flushes it to the OS (a peer's entry, which can be fetched again):
         a process crash keeps it, the next durable append makes it durable too."""
         if self._log is None:
-            raise StoreError("call load() before append() (again after a failed append)")
+            raise StoreError(  # untranslated: a caller's bug
+                "call load() before append() (again after a failed append)"
+            )
         if entry.table_id != self.table_id:
-            raise StoreError(f"entry of table {entry.table_id.hex()} in {self.table_id.hex()}")
+            raise StoreError(  # untranslated: a caller's bug
+                f"entry of table {entry.table_id.hex()} in {self.table_id.hex()}"
+            )
         if entry.seq < len(self._entries):
             if self._entries[entry.seq].wire == entry.wire:
                 return False
-            raise StoreError(f"a different entry is already stored at seq {entry.seq}")
+            raise StoreError(  # untranslated: a caller's bug (the table took the entry)
+                f"a different entry is already stored at seq {entry.seq}"
+            )
         problem = link_problem(self._entries[-1] if self._entries else None, entry)
         if problem is not None:
-            raise StoreError(f"cannot append: {problem}")
+            raise StoreError(  # untranslated: a caller's bug (the table checked the link)
+                f"cannot append: {problem}"
+            )
         try:
             if durable:
                 _append_record(self._log, entry)
@@ -424,11 +445,13 @@ class TableStore:
         crash at any moment leaves the old log or the new one. Nothing to do if no more are
         stored; StoreError for a count below 1 (the genesis stays)."""
         if self._log is None:
-            raise StoreError("call load() before truncate()")
+            raise StoreError("call load() before truncate()")  # untranslated: a caller's bug
         if count >= len(self._entries):
             return
         if count < 1:
-            raise StoreError("the genesis cannot be dropped from a table's log")
+            raise StoreError(  # untranslated: a caller's bug
+                "the genesis cannot be dropped from a table's log"
+            )
         path = self.path / LOG_FILE
         self._log.flush()
         with path.open("rb") as f:

@@ -15,7 +15,8 @@ from typing import Any
 from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, play
 from cfnet.game.rules import RuleOptions, hand_size, round_double, yard_floor
 from cfnet.game.tiles import ALL_TILES, TILES_PER_NUMBER, Tile, a_number, double
-from cfnet.lang import _, isolate, ngettext
+from cfnet.lang import N_, isolate
+from cfnet.lang.sentence import Sentence
 
 TOES = 3
 
@@ -142,14 +143,16 @@ class Board:
         low, high = tile.low, tile.high
         return [play(tile, label) for label, n in self.ends.items() if n in (low, high)]
 
-    def requirement(self) -> str:
-        """What a play must be now, e.g. 'the foot on 5-5 needs 2 more tiles with a 5 (end e)'."""
+    def requirement(self) -> Sentence:
+        """What a play must be now, e.g. 'the foot on 5-5 needs 2 more tiles with a 5 (end e)'
+        (said in the language in effect by `said`)."""
         phase = self.phase
         if phase is Phase.OPENING:
-            return _(
-                "the centre {tile} has {count} of {needed} trains: every tile must start a new"
-                " train with {a_number} (end {end})"
-            ).format(
+            return Sentence(
+                N_(
+                    "the centre {tile} has {count} of {needed} trains: every tile must start a"
+                    " new train with {a_number} (end {end})"
+                ),
                 tile=isolate(self.centre.label),
                 count=self.trains,
                 needed=self.trains_needed,
@@ -165,25 +168,40 @@ class Board:
                 "end": isolate(self.next_label),
             }
             if self.toes_left < TOES:
-                return ngettext(
+                return Sentence.counted(
                     "the foot on {tile} needs {count} more tile with {a_number} (end {end})",
                     "the foot on {tile} needs {count} more tiles with {a_number} (end {end})",
                     self.toes_left,
-                ).format(**values)
-            return ngettext(
+                    **values,
+                )
+            return Sentence.counted(
                 "the foot on {tile} needs {count} tile with {a_number} (end {end})",
                 "the foot on {tile} needs {count} tiles with {a_number} (end {end})",
                 self.toes_left,
-            ).format(**values)
-        ends = ", ".join(f"{label} ({n})" for label, n in self.ends.items())
-        return _("a tile may go on any open end: {ends}").format(ends=ends)
+                **values,
+            )
+        return Sentence(N_("a tile may go on any open end: {ends}"), ends=self._open_ends())
+
+    def _open_ends(self) -> str:
+        """The open ends and the number each needs: `a (9), b (2)`."""
+        return ", ".join(f"{label} ({n})" for label, n in self.ends.items())
 
     def check_play(self, tile: Tile, end: str) -> None:
         """Raise IllegalMoveError unless `tile` may go on the open end `end` now."""
         if not isinstance(tile, Tile) or not isinstance(end, str):
-            raise IllegalMoveError(f"malformed play {tile!r} {end!r}: play a tile on an end label")
+            raise IllegalMoveError(
+                Sentence(
+                    N_("malformed play {tile} {end}: play a tile on an end label"),
+                    tile=repr(tile),
+                    end=repr(end),
+                )
+            )
         if self._on_board[tile.index]:
-            raise IllegalMoveError(f"{tile.label} is already on the board: play a tile you hold")
+            raise IllegalMoveError(
+                Sentence(
+                    N_("{tile} is already on the board: play a tile you hold"), tile=tile.label
+                )
+            )
         number = self.ends.get(end)
         if number is not None and _fits(tile, number):
             return
@@ -191,22 +209,57 @@ class Board:
         phase = self.phase
         if phase is not Phase.MAIN:
             if not where:
-                raise IllegalMoveError(f"{tile.label} fits no open end: {self.requirement()}")
+                raise IllegalMoveError(
+                    Sentence(
+                        N_("{tile} fits no open end: {requirement}"),
+                        tile=tile.label,
+                        requirement=self.requirement(),
+                    )
+                )
             raise IllegalMoveError(
-                f"{tile.label} cannot go on {end}: {self.requirement()}; play it on {where[0]}"
+                Sentence(
+                    N_("{tile} cannot go on {end}: {requirement}; play it on {place}"),
+                    tile=tile.label,
+                    end=end,
+                    requirement=self.requirement(),
+                    place=where[0],
+                )
             )
         if number is None:
-            reason = f"there is no open end {end}"
+            reason = Sentence(N_("there is no open end {end}"), end=end)
             if end in self._by_label:
-                reason = f"line {end} is closed by the foot at its end"
+                reason = Sentence(N_("line {end} is closed by the foot at its end"), end=end)
             elif end == self.next_label:
-                reason = f"the centre has its {self.trains_needed} trains and takes no new one"
+                reason = Sentence.counted(
+                    "the centre has its {count} train and takes no new one",
+                    "the centre has its {count} trains and takes no new one",
+                    self.trains_needed,
+                    count=self.trains_needed,
+                )
         else:
-            reason = f"{tile.label} does not fit end {end}, which needs {a_number(number)}"
+            reason = Sentence(
+                N_("{tile} does not fit end {end}, which needs {a_number}"),
+                tile=tile.label,
+                end=end,
+                a_number=a_number(number),
+            )
         if where:
-            raise IllegalMoveError(f"{reason}; {tile.label} fits {', '.join(where)}")
-        ends = ", ".join(f"{label} ({n})" for label, n in self.ends.items())
-        raise IllegalMoveError(f"{reason}; {tile.label} fits no open end (open: {ends})")
+            raise IllegalMoveError(
+                Sentence(
+                    N_("{reason}; {tile} fits {ends}"),
+                    reason=reason,
+                    tile=tile.label,
+                    ends=", ".join(where),
+                )
+            )
+        raise IllegalMoveError(
+            Sentence(
+                N_("{reason}; {tile} fits no open end (open: {ends})"),
+                reason=reason,
+                tile=tile.label,
+                ends=self._open_ends(),
+            )
+        )
 
     def place(self, tile: Tile, end: str) -> None:
         """Lay `tile` on the open end `end` (checked by `check_play`) and open the new ends."""
@@ -381,29 +434,60 @@ class PublicRound(Board):
         """Raise IllegalMoveError unless `move` by the player to act (`seat`, if given) is
         allowed by the public facts (it does not know the hands)."""
         if self.end_reason is not None:
-            raise IllegalMoveError(f"the round is over ({self.end_reason.value}): no more moves")
+            raise IllegalMoveError(
+                Sentence(
+                    N_("the round is over ({reason}): no more moves"),
+                    reason=self.end_reason.value,
+                )
+            )
         if seat is not None and seat != self.turn:
-            raise IllegalMoveError(f"it is seat {self.turn}'s turn, not seat {seat}'s: wait")
+            raise IllegalMoveError(
+                Sentence(
+                    N_("it is seat {turn}'s turn, not seat {seat}'s: wait"),
+                    turn=self.turn,
+                    seat=seat,
+                )
+            )
         if isinstance(move, Play):
             self.check_play(move.tile, move.end)
         elif isinstance(move, Draw):
             if self.drawn_pending:
                 raise IllegalMoveError(
-                    "you have already drawn this turn: play the drawn tile if it fits, else pass"
+                    Sentence(
+                        N_(
+                            "you have already drawn this turn: play the drawn tile if it fits,"
+                            " else pass"
+                        )
+                    )
                 )
             if self.yard_count <= self.yard_floor:
                 raise IllegalMoveError(
-                    f"the yard is at its floor ({self.yard_count} left, the last "
-                    f"{self.yard_floor} are never drawn): you cannot draw; pass"
+                    Sentence.counted(
+                        "the yard is at its floor ({left} left, the last {count} is never"
+                        " drawn): you cannot draw; pass",
+                        "the yard is at its floor ({left} left, the last {count} are never"
+                        " drawn): you cannot draw; pass",
+                        self.yard_floor,
+                        left=self.yard_count,
+                        count=self.yard_floor,
+                    )
                 )
         elif isinstance(move, Pass):
             if not self.drawn_pending and self.yard_count > self.yard_floor:
                 raise IllegalMoveError(
-                    f"you cannot pass while the yard has tiles to draw ({self.drawable}): "
-                    "play a tile that fits, or draw"
+                    Sentence.counted(
+                        "you cannot pass while the yard has a tile to draw ({count}): play a"
+                        " tile that fits, or draw",
+                        "you cannot pass while the yard has tiles to draw ({count}): play a"
+                        " tile that fits, or draw",
+                        self.drawable,
+                        count=self.drawable,
+                    )
                 )
         else:
-            raise IllegalMoveError(f"{move!r} is not a move: play a tile, draw or pass")
+            raise IllegalMoveError(
+                Sentence(N_("{move} is not a move: play a tile, draw or pass"), move=repr(move))
+            )
 
     def apply_public(self, move: Move, seat: int | None = None) -> None:
         """Apply `move` by the player to act, checking only public facts; IllegalMoveError."""

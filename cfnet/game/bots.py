@@ -8,6 +8,7 @@ from typing import Protocol
 from cfnet.game.moves import Move, Play
 from cfnet.game.round import PlayerView
 from cfnet.game.tiles import Tile
+from cfnet.lang import N_, Sentence
 
 BOT_STRATEGIES = ("expert", "greedy", "random")
 
@@ -76,4 +77,10 @@ def make_bot(
         return GreedyBot()
     if strategy == "random":
         return RandomBot(seed)
-    raise ValueError(f"no bot {strategy!r}: choose one of {', '.join(BOT_STRATEGIES)}")
+    raise ValueError(
+        Sentence(
+            N_("no bot {strategy}: choose one of {strategies}"),
+            strategy=repr(strategy),
+            strategies=", ".join(BOT_STRATEGIES),
+        )
+    )

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from cfnet.game.tiles import ALL_TILES, Tile, TileParseError
+from cfnet.lang import N_
+from cfnet.lang.sentence import Sentence
 
 
 class IllegalMoveError(ValueError):
@@ -80,7 +82,12 @@ def move_from_plain(data: Any) -> Move:
         and len(data[2]) <= 3
     ):
         return play(ALL_TILES[data[1]], data[2])
-    raise IllegalMoveError(f"malformed move {data!r}: expected [play, tile, end], [draw] or [pass]")
+    raise IllegalMoveError(
+        Sentence(
+            N_("malformed move {data}: expected [play, tile, end], [draw] or [pass]"),
+            data=repr(data),
+        )
+    )
 
 
 def parse_move(text: str) -> Move:
@@ -94,7 +101,10 @@ def parse_move(text: str) -> Move:
         try:
             return play(Tile.parse(" ".join(words[:-1])), words[-1])
         except TileParseError as error:
-            raise IllegalMoveError(str(error)) from None
+            raise IllegalMoveError(*error.args) from None
     raise IllegalMoveError(
-        f"{text.strip()!r} is not a move: type a tile and an end like '9-3 a', or draw, or pass"
+        Sentence(
+            N_("{text} is not a move: type a tile and an end like '9-3 a', or draw, or pass"),
+            text=repr(text.strip()),
+        )
     )

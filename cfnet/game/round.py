@@ -28,6 +28,8 @@ from cfnet.game.rules import (
     round_double,
 )
 from cfnet.game.tiles import ALL_TILES, Tile, double
+from cfnet.lang import N_
+from cfnet.lang.sentence import Sentence
 
 
 def starting_seat(
@@ -74,28 +76,39 @@ def check_hand(public: PublicRound, hand: Sequence[Tile], drawn: Tile | None, mo
     if isinstance(move, Play):
         if drawn is not None and move.tile != drawn:
             raise IllegalMoveError(
-                f"you drew {drawn.label}: play it if it fits, else pass; "
-                f"no other tile may be played this turn"
+                Sentence(
+                    N_(
+                        "you drew {tile}: play it if it fits, else pass; no other tile may be"
+                        " played this turn"
+                    ),
+                    tile=drawn.label,
+                )
             )
         if move.tile not in hand and not public.on_board(move.tile):  # else: the public check
-            raise IllegalMoveError(f"you do not hold {move.tile.label}: play a tile you hold")
+            raise IllegalMoveError(
+                Sentence(N_("you do not hold {tile}: play a tile you hold"), tile=move.tile.label)
+            )
         return
     if drawn is not None:
         places = public.plays_of(drawn)
         if places and isinstance(move, Pass):
             raise IllegalMoveError(
-                f"the {drawn.label} you drew fits {', '.join(p.end for p in places)}: "
-                "you must play it"
+                Sentence(
+                    N_("the {tile} you drew fits {ends}: you must play it"),
+                    tile=drawn.label,
+                    ends=", ".join(p.end for p in places),
+                )
             )
         return
     for tile in hand:
         places = public.plays_of(tile)
         if places:
-            what = "draw" if isinstance(move, Draw) else "pass"
-            raise IllegalMoveError(
-                f"you cannot {what}: {tile.label} fits {places[0].end}, and you must play "
-                "when you can"
+            why = (
+                N_("you cannot draw: {tile} fits {end}, and you must play when you can")
+                if isinstance(move, Draw)
+                else N_("you cannot pass: {tile} fits {end}, and you must play when you can")
             )
+            raise IllegalMoveError(Sentence(why, tile=tile.label, end=places[0].end))
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from cfnet.lang import N_
+from cfnet.lang.sentence import Sentence
+
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 MAX_ROUNDS = 10
@@ -24,8 +27,14 @@ def check_players(players: int) -> None:
     """Raise `RuleOptionError` unless 2..8 players."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise RuleOptionError(
-            f"{players} player{'' if players == 1 else 's'}: Chicken Foot takes "
-            f"{MIN_PLAYERS} to {MAX_PLAYERS} players"
+            Sentence.counted(
+                "{count} player: Chicken Foot takes {least} to {most} players",
+                "{count} players: Chicken Foot takes {least} to {most} players",
+                players,
+                count=players,
+                least=MIN_PLAYERS,
+                most=MAX_PLAYERS,
+            )
         )
 
 
@@ -44,7 +53,11 @@ def yard_floor(players: int) -> int:
 def round_double(round_number: int) -> int:
     """The centre double's number in round 1..10: 9 in round 1 down to 0 in round 10."""
     if not 1 <= round_number <= MAX_ROUNDS:
-        raise RuleOptionError(f"round {round_number}: rounds are 1..{MAX_ROUNDS}")
+        raise RuleOptionError(
+            Sentence(
+                N_("round {number}: rounds are 1..{most}"), number=round_number, most=MAX_ROUNDS
+            )
+        )
     return MAX_ROUNDS - round_number
 
 
@@ -64,11 +77,20 @@ class RuleOptions:
         """Raise `RuleOptionError` if these options cannot be played by `players` players."""
         check_players(players)
         if not 1 <= self.rounds <= MAX_ROUNDS:
-            raise RuleOptionError(f"rounds={self.rounds}: choose 1..{MAX_ROUNDS}")
+            raise RuleOptionError(
+                Sentence(
+                    N_("rounds={rounds}: choose 1..{most}"), rounds=self.rounds, most=MAX_ROUNDS
+                )
+            )
         trains = self.trains_needed(players)
         if not players <= trains <= MAX_TRAINS:
             raise RuleOptionError(
-                f"start_trains={trains}: with {players} players choose {players}..{MAX_TRAINS}"
+                Sentence(
+                    N_("start_trains={trains}: with {players} players choose {players}..{most}"),
+                    trains=trains,
+                    players=players,
+                    most=MAX_TRAINS,
+                )
             )
 
     def with_assignment(self, text: str) -> RuleOptions:
@@ -78,19 +100,27 @@ class RuleOptions:
         names = [f.name for f in fields(self)]
         if not sep or name not in names:
             raise RuleOptionError(
-                f"{text!r} is not a rule option: use NAME=VALUE with NAME one of {', '.join(names)}"
+                Sentence(
+                    N_("{text} is not a rule option: use NAME=VALUE with NAME one of {names}"),
+                    text=repr(text),
+                    names=", ".join(names),
+                )
             )
         raw = raw.strip().lower()
         value: Any
         if name == "double_blank_50":
             if raw not in ("on", "off", "true", "false", "1", "0", "yes", "no"):
-                raise RuleOptionError(f"double_blank_50={raw}: use on or off")
+                raise RuleOptionError(
+                    Sentence(N_("double_blank_50={value}: use on or off"), value=raw)
+                )
             value = raw in ("on", "true", "1", "yes")
         else:
             try:
                 value = int(raw)
             except ValueError:
-                raise RuleOptionError(f"{name}={raw}: expected a whole number") from None
+                raise RuleOptionError(
+                    Sentence(N_("{name}={value}: expected a whole number"), name=name, value=raw)
+                ) from None
         return replace(self, **{name: value})
 
     def to_plain(self) -> dict[str, Any]:
@@ -105,14 +135,14 @@ class RuleOptions:
     def from_plain(cls, data: Any) -> RuleOptions:
         """Options from `to_plain` output; raises `RuleOptionError` on anything else."""
         if not isinstance(data, dict) or set(data) != {"rounds", "start_trains", "double_blank_50"}:
-            raise RuleOptionError(f"malformed rule options: {data!r}")
+            raise RuleOptionError(Sentence(N_("malformed rule options: {data}"), data=repr(data)))
         rounds, trains, blank = data["rounds"], data["start_trains"], data["double_blank_50"]
         if (
             type(rounds) is not int
             or not (trains is None or type(trains) is int)
             or type(blank) is not bool
         ):
-            raise RuleOptionError(f"malformed rule options: {data!r}")
+            raise RuleOptionError(Sentence(N_("malformed rule options: {data}"), data=repr(data)))
         return cls(rounds=rounds, start_trains=trains, double_blank_50=blank)
 
     def describe(self) -> str:

@@ -23,9 +23,10 @@ from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
 from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
-from cfnet.lang import N_, _, isolate, isolate_name, language, ngettext, word_list
+from cfnet.lang import N_, Sentence, _, isolate, isolate_name, language, ngettext, said, word_list
 from cfnet.lang.bidi_marks import ISOLATES, PDI
 from cfnet.lang.formatting import native_digits
+from cfnet.lang.sentence import listed
 
 WIDTH = 80
 """The columns of plain output (a pipe, a log): screens pass their terminal's width instead."""
@@ -142,38 +143,38 @@ def rounds_text(number: int) -> str:
     return ngettext("{count} round", "{count} rounds", number).format(count=digits(number))
 
 
-def result_after_departure(game: Game) -> str:
+def result_after_departure(game: Game) -> Sentence:
     """Why a game that a player left (not proven to cheat) still has a result (RULES.md)."""
     if game.is_over:
-        return _("the result of the audited rounds stands")
+        return Sentence(N_("the result of the audited rounds stands"))
     scored = len(game.round_scores)
     if game.conceded:
-        return ngettext(
+        return Sentence.counted(
             "fewer than 2 players are left, so the game ends with the {count} round scored,"
             " and a player who left concedes",
             "fewer than 2 players are left, so the game ends with the {count} rounds scored,"
             " and a player who left concedes",
             scored,
-        ).format(count=digits(scored))
-    return ngettext(
+            count=scored,
+        )
+    return Sentence.counted(
         "fewer than 2 players are left, so the game ends with the {count} round scored",
         "fewer than 2 players are left, so the game ends with the {count} rounds scored",
         scored,
-    ).format(count=digits(scored))
+        count=scored,
+    )
 
 
 def goes_on_text(
     round_number: int, redealt: bool, seated: Sequence[int], names: Sequence[str]
-) -> str:
+) -> Sentence:
     """What a departure leaves: the round dealt again, or the next round, among the seats left."""
-    among = ", ".join(seat_name(names, s) for s in seated)
+    among = listed([seat_name(names, s) for s in seated])
     if redealt:
-        return _("round {number} is dealt again among {players}").format(
-            number=digits(round_number), players=among
+        return Sentence(
+            N_("round {number} is dealt again among {players}"), number=round_number, players=among
         )
-    return _("round {number} starts among {players}").format(
-        number=digits(round_number), players=among
-    )
+    return Sentence(N_("round {number} starts among {players}"), number=round_number, players=among)
 
 
 def comeback_text(table: str) -> str:
@@ -213,7 +214,11 @@ def left_line(table: str, how: str, comeback: str | None) -> str:
 
 
 def seat_name(names: Sequence[str], seat: int) -> str:
-    """The name of `seat` as shown (`escaped`; `seat N` when `names` does not have it)."""
+    """The name of `seat` as shown (`escaped`; `seat N` when `names` does not have it). A name
+    that is a `Sentence` (`seat 1 (ann)`, as `cfnet verify` names a seat) is kept one, to be
+    said in the reader's language; the line that holds it is escaped where it is printed."""
+    if 0 <= seat < len(names) and isinstance(names[seat], Sentence):
+        return names[seat]
     if 0 <= seat < len(names):
         return isolate_name(escaped(names[seat], NAME_CHARS))
     return _("seat {number}").format(number=digits(seat))
@@ -287,11 +292,11 @@ def board_rows(public: PublicRound, width: int = WIDTH) -> list[Row]:
             return None
         if root == public.centre and phase is Phase.OPENING:
             return _("{end}: new train, needs {a_number}").format(
-                end=isolate(label), a_number=a_number(root.low)
+                end=isolate(label), a_number=said(a_number(root.low))
             )
         if root == public.foot:
             return _("{end}: new toe, needs {a_number}").format(
-                end=isolate(label), a_number=a_number(root.low)
+                end=isolate(label), a_number=said(a_number(root.low))
             )
         return None
 
@@ -481,7 +486,7 @@ def _need(public: PublicRound, who: str | None) -> str:
             "count": digits(TOES - public.toes_left),
             "toes": digits(TOES),
             "name": who,
-            "a_number": a_number(foot.low),
+            "a_number": said(a_number(foot.low)),
         }
         if who is None:
             return _("Foot on {tile}: {count} of {toes} toes; you must play {a_number}. ").format(
@@ -491,7 +496,7 @@ def _need(public: PublicRound, who: str | None) -> str:
             **values
         )
     if public.phase is Phase.OPENING:
-        need = public.requirement()
+        need = said(public.requirement())
         return f"{need[0].upper()}{need[1:]}. "
     return ""
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cfnet.lang import _
+from cfnet.lang import N_
+from cfnet.lang.sentence import Sentence
 
 HIGHEST_PIP = 9
 _TILE_TEXT = re.compile(r"^\s*\[?\s*(\d)\s*[-|/:,\s]\s*(\d)\s*\]?\s*$")
@@ -25,7 +26,12 @@ class Tile:
     def __post_init__(self) -> None:
         if not 0 <= self.low <= self.high <= HIGHEST_PIP:
             raise TileParseError(
-                f"no tile {self.low}-{self.high}: halves are 0..{HIGHEST_PIP}, low half first"
+                Sentence(
+                    N_("no tile {low}-{high}: halves are 0..{highest}, low half first"),
+                    low=self.low,
+                    high=self.high,
+                    highest=HIGHEST_PIP,
+                )
             )
 
     @classmethod
@@ -38,14 +44,24 @@ class Tile:
         """Read `9-3`, `3-9`, `[9|3]`, `9 3` or `93` as a tile."""
         match = _TILE_TEXT.match(text) or re.match(r"^\s*(\d)(\d)\s*$", text)
         if match is None:
-            raise TileParseError(f"{text.strip()!r} is not a tile: type two halves, like 9-3")
+            raise TileParseError(
+                Sentence(
+                    N_("{text} is not a tile: type two halves, like 9-3"), text=repr(text.strip())
+                )
+            )
         return cls.of(int(match.group(1)), int(match.group(2)))
 
     @classmethod
     def from_index(cls, index: int) -> Tile:
         """The tile at `index` in `ALL_TILES`."""
         if not 0 <= index < len(ALL_TILES):
-            raise TileParseError(f"no tile has index {index}: indexes are 0..{len(ALL_TILES) - 1}")
+            raise TileParseError(
+                Sentence(
+                    N_("no tile has index {index}: indexes are 0..{last}"),
+                    index=index,
+                    last=len(ALL_TILES) - 1,
+                )
+            )
         return ALL_TILES[index]
 
     @property
@@ -99,8 +115,8 @@ def double(number: int) -> Tile:
     return Tile.of(number, number)
 
 
-def a_number(number: int) -> str:
+def a_number(number: int) -> Sentence:
     """The number with its article, as a sentence says it: `a 5`, `an 8`."""
     if number == 8:
-        return _("an {number}").format(number=number)
-    return _("a {number}").format(number=number)
+        return Sentence(N_("an {number}"), number=number)
+    return Sentence(N_("a {number}"), number=number)

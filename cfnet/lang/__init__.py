@@ -7,10 +7,12 @@ The names a module needs to put a sentence on the screen are here, e.g.
 from cfnet.lang.bidi import isolate, isolate_name
 from cfnet.lang.catalog import N_, _, language, ngettext, npgettext, pgettext
 from cfnet.lang.formatting import decimal, number, percent, word_list
+from cfnet.lang.sentence import Sentence, said
 from cfnet.lang.width import width
 
 __all__ = [
     "N_",
+    "Sentence",
     "_",
     "decimal",
     "isolate",
@@ -21,6 +23,7 @@ __all__ = [
     "number",
     "percent",
     "pgettext",
+    "said",
     "width",
     "word_list",
 ]

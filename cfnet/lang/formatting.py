@@ -4,8 +4,10 @@ its digits (Persian: ۰-۹) and its word for "and"."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from cfnet.lang.catalog import language
+from cfnet.lang.languages import SOURCE
 
 ZERO = {"latn": "0", "arab": "\u0660", "arabext": "\u06f0"}
 """The digit zero of each numbering system our languages use (CLDR's names); 1-9 follow it."""
@@ -13,10 +15,20 @@ ZERO = {"latn": "0", "arab": "\u0660", "arabext": "\u06f0"}
 
 def native_digits(text: str) -> str:
     """`text` with its ASCII digits in the digits of the language in effect."""
+    if language().code == SOURCE:  # English: the digits as they are, no CLDR data to read
+        return text
+    zero = _zero(language().locale)
+    if zero == "0":
+        return text
+    return text.translate({ord("0") + d: ord(zero) + d for d in range(10)})
+
+
+@cache
+def _zero(locale: str) -> str:
+    """The digit zero of `locale`'s numbering system (CLDR's data read once per locale)."""
     from babel import Locale
 
-    zero = ZERO[Locale.parse(language().locale).default_numbering_system]
-    return text.translate({ord("0") + d: ord(zero) + d for d in range(10)})
+    return ZERO[Locale.parse(locale).default_numbering_system]
 
 
 def number(value: int) -> str:

@@ -23,6 +23,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from cfnet.errors import LocalProtocolError, UsageError, describe
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
+from cfnet.lang import N_, Sentence, _, ngettext, said
 from cfnet.net.handshake import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
 from cfnet.record.entry import TABLE_ID_BYTES
@@ -46,8 +47,10 @@ def service_type(environ: Mapping[str, str] = os.environ) -> str:
     chosen = environ.get(SERVICE_ENV) or SERVICE_TYPE
     if not _SERVICE.match(chosen):
         raise UsageError(
-            f"{SERVICE_ENV}={chosen!r} is not a service type: give one such as "
-            "_cfnet-test._tcp.local. (an underscore, 1 to 15 letters, digits or hyphens)"
+            _(
+                "{variable}={value!r} is not a service type: give one such as"
+                " _cfnet-test._tcp.local. (an underscore, 1 to 15 letters, digits or hyphens)"
+            ).format(variable=SERVICE_ENV, value=chosen)
         )
     return chosen
 
@@ -59,8 +62,10 @@ def fingerprint_text(text: str) -> str:
     written = "-".join(bare[i : i + 4] for i in range(0, 16, 4))
     if len(bare) != 16 or _FINGERPRINT.match(written) is None:
         raise LocalProtocolError(
-            f"{text!r} is not a key fingerprint: give all 16 letters and digits of the host's "
-            "key as its screen shows them (four groups of four, such as abcd-efgh-ijkl-mn23)"
+            _(
+                "{text!r} is not a key fingerprint: give all 16 letters and digits of the host's"
+                " key as its screen shows them (four groups of four, such as abcd-efgh-ijkl-mn23)"
+            ).format(text=text)
         )
     return written
 
@@ -69,10 +74,13 @@ def namesakes(name: str, tables: Sequence[TableInfo], choose: str) -> str:
     """Why a table named `name` is not chosen among `tables` of that name with different host
     keys, and how to choose (`choose`: the options that do)."""
     listed = "; ".join(table.where for table in tables)
-    return (
-        f"{len(tables)} tables are named {name!r}: {listed}; choose one with {choose} (a "
-        "listing is not proof: the host's key is checked when you link to it)"
-    )
+    return ngettext(
+        "{count} table is named {name!r}: {tables}; choose one with {options} (a listing is"
+        " not proof: the host's key is checked when you link to it)",
+        "{count} tables are named {name!r}: {tables}; choose one with {options} (a listing is"
+        " not proof: the host's key is checked when you link to it)",
+        len(tables),
+    ).format(count=len(tables), name=name, tables=listed, options=choose)
 
 
 class TxtError(ValueError):
@@ -122,17 +130,17 @@ class TableInfo:
         """Why this cfnet cannot join the table (another network version), or None."""
         if self.version == NET_VERSION:
             return None
-        return f"needs cfnet protocol v{self.version}"
+        return Sentence(N_("needs cfnet protocol v{version}"), version=str(self.version))
 
     @property
     def refusal(self) -> str | None:
         """Why a person cannot join this table and what to do instead, or None."""
         if self.incompatible is None:
             return None
-        return (
-            f"table {self.name!r} {self.incompatible} and this cfnet speaks v{NET_VERSION}: "
-            "it cannot be joined (update cfnet, or choose another table)"
-        )
+        return _(
+            "table {name!r} {reason} and this cfnet speaks v{version}: it cannot be joined"
+            " (update cfnet, or choose another table)"
+        ).format(name=self.name, reason=said(self.incompatible), version=NET_VERSION)
 
     @property
     def timeout_text(self) -> str:
@@ -142,7 +150,9 @@ class TableInfo:
     @property
     def where(self) -> str:
         """One line telling this table from another of the same name: address, host, key."""
-        return f"{self.address}:{self.port} (host {self.host}, key {self.fingerprint})"
+        return _("{address}:{port} (host {host}, key {key})").format(
+            address=self.address, port=self.port, host=self.host, key=self.fingerprint
+        )
 
     @property
     def label(self) -> str:
@@ -178,17 +188,20 @@ class TableInfo:
             try:
                 fields.setdefault(key.decode("ascii").lower(), (value or b"").decode("utf-8"))
             except UnicodeError:
-                raise TxtError(f"TXT key {key[:40]!r}: not ASCII, or its value not UTF-8") from None
+                raise TxtError(
+                    _("TXT key {key!r}: not ASCII, or its value not UTF-8").format(key=key[:40])
+                ) from None
 
         def field(key: str, parse: Callable[[str], Any], ok: Callable[[Any], bool]) -> Any:
             if key not in fields:
-                raise TxtError(f"no TXT key {key!r}")
+                raise TxtError(_("no TXT key {key!r}").format(key=key))
             try:
                 value = parse(fields[key])
             except (ValueError, LocalProtocolError) as exc:
-                raise TxtError(f"TXT {key}={fields[key][:60]!r}: {exc}") from None
+                raise TxtError(f"TXT {key}={fields[key][:60]!r}: {describe(exc)}") from None
             if not ok(value):
-                raise TxtError(f"TXT {key}={fields[key][:60]!r} is out of range")
+                out = _("TXT {key}={value!r} is out of range")
+                raise TxtError(out.format(key=key, value=fields[key][:60]))
             return value
 
         def seat_counts(text: str) -> tuple[int, int]:
@@ -401,7 +414,7 @@ class Discovery:
     @property
     def zc(self) -> AsyncZeroconf:
         if self._zc is None:
-            raise LocalProtocolError("Discovery used outside `async with`")
+            raise LocalProtocolError("Discovery used outside `async with`")  # untranslated: a bug
         return self._zc
 
     def _service(self, table: TableInfo, addresses: list[str]) -> AsyncServiceInfo:

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
+from cfnet.lang import N_, Sentence, _
+from cfnet.lang.sentence import clauses
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import CodeMismatch
 from cfnet.net.link import Link, LinkClosed
@@ -48,9 +50,15 @@ def check_timeout(timeout: int, least: int) -> None:
     """LobbyError unless a table's `timeout` is at least `least` seconds."""
     if timeout < least:
         raise LobbyError(
-            f"the table gives each seat only {timeout} s to answer: a person's seat needs at "
-            f"least {least} s (ask its host for --timeout {least} or more, or seat a computer "
-            "player with --strategy)"
+            Sentence(
+                N_(
+                    "the table gives each seat only {timeout} s to answer: a person's seat needs"
+                    " at least {least} s (ask its host for --timeout {least} or more, or seat a"
+                    " computer player with --strategy)"
+                ),
+                timeout=str(timeout),
+                least=str(least),
+            )
         )
 
 
@@ -100,10 +108,14 @@ async def join_table(
     except LinkClosed as exc:
         if seat.roster is None:  # no seat was ours yet
             raise _not_seated(exc, where) from None
-        raise LobbyError(f"the table closed our link: {exc.reason}") from None
+        raise LobbyError(
+            Sentence(N_("the table closed our link: {reason}"), reason=exc.reason)
+        ) from None
     except PeerProtocolError as exc:
         await link.close(f"bad table entry: {exc.reason}")
-        raise LobbyError(f"the host sent a bad table: {exc.reason}") from None
+        raise LobbyError(
+            Sentence(N_("the host sent a bad table: {reason}"), reason=exc.reason)
+        ) from None
     except LobbyError as exc:
         await link.close(str(exc))
         raise
@@ -114,9 +126,11 @@ async def join_table(
 def _code_refusal(table_has_code: bool, code: str | None, where: str) -> str | None:
     """Why a table (at `where`) that has a join code or not cannot be joined with `code`."""
     if table_has_code and code is None:
-        return f"the table at {where} needs a join code: give it with --code CODE"
+        return Sentence(
+            N_("the table at {where} needs a join code: give it with --code CODE"), where=where
+        )
     if not table_has_code and code is not None:
-        return f"the table at {where} has no join code: leave out --code"
+        return Sentence(N_("the table at {where} has no join code: leave out --code"), where=where)
     return None
 
 
@@ -126,12 +140,28 @@ def _not_seated(closed: LinkClosed, where: str) -> LobbyError:
     the table's refusal."""
     said = closed.said
     if said is None and closed.error is not None:  # its handshake failed our checks
-        return NotTheTable(f"no table answers at {where}: {closed.reason}")
+        return NotTheTable(
+            Sentence(N_("no table answers at {where}: {reason}"), where=where, reason=closed.reason)
+        )
     if said is None:
-        return Unreachable(f"our link to the table at {where} broke: {closed.reason}")
+        return Unreachable(
+            Sentence(
+                N_("our link to the table at {where} broke: {reason}"),
+                where=where,
+                reason=closed.reason,
+            )
+        )
     if said.startswith(("handshake failed", "no seat taken")) or said == TABLE_STARTED:
-        return LobbyError(f"the table at {where} refused us: {said}")
-    return Unreachable(f"the table at {where} closed our link before we had a seat: {said}")
+        return LobbyError(
+            Sentence(N_("the table at {where} refused us: {reason}"), where=where, reason=said)
+        )
+    return Unreachable(
+        Sentence(
+            N_("the table at {where} closed our link before we had a seat: {reason}"),
+            where=where,
+            reason=said,
+        )
+    )
 
 
 class _Sitting:
@@ -166,14 +196,16 @@ class _Sitting:
         genesis: bytes | None = None
         seat = -1
         while True:
-            message = await receive(self.link, self.idle_timeout, "the host")
+            message = await receive(self.link, self.idle_timeout, Sentence(N_("the host")))
             kind = message["t"]
             if kind == "seats" and genesis is None:
                 last, self.roster = self.roster, parse_roster(message)
                 if last is None and self.roster.timeout is not None:
                     check_timeout(self.roster.timeout, self.min_timeout)
                     self.say(
-                        f"each seat has {self.roster.timeout} s to answer (the table's timeout)"
+                        _("each seat has {seconds} s to answer (the table's timeout)").format(
+                            seconds=self.roster.timeout
+                        )
                     )
                 if self.on_event is not None and self.roster != last:
                     self.on_event(self.roster)
@@ -185,7 +217,7 @@ class _Sitting:
             elif kind == "go" and genesis is not None:
                 return genesis, seat, _addresses(message, host)
             elif kind != "seats":
-                raise LobbyError(f"unexpected lobby message {kind!r}")
+                raise LobbyError(Sentence(N_("unexpected lobby message {kind}"), kind=repr(kind)))
 
     def check_genesis(self, wire: bytes) -> tuple[bytes, int]:
         """The genesis must be valid, the host's, for the table and roster of this lobby (and
@@ -194,36 +226,69 @@ class _Sitting:
         roster, advertised = self.roster, self.advertised
         listed = [(info.name, info.key) for info in seats]
         mine = [s for s, info in enumerate(seats) if info.key == self.identity.public]
-        wrong = []
+        wrong: list[str] = []
         if entry.table_id != self.table_id:
-            wrong.append(f"it is for table {entry.table_id.hex()}, not {self.table_id.hex()}")
+            wrong.append(
+                Sentence(
+                    N_("it is for table {id}, not {ours}"),
+                    id=entry.table_id.hex(),
+                    ours=self.table_id.hex(),
+                )
+            )
         if seats[0].key != self.host_key:
-            wrong.append("it is not the host's")
+            wrong.append(Sentence(N_("it is not the host's")))
         if roster is None or listed != roster.names or len(seats) != roster.seats:
-            wrong.append("its seats are not those of the roster the lobby showed")
+            wrong.append(Sentence(N_("its seats are not those of the roster the lobby showed")))
         if roster is not None and options != roster.rules:
-            wrong.append(f"its rules {options.describe()} are not the lobby's")
+            wrong.append(
+                Sentence(N_("its rules {rules} are not the lobby's"), rules=options.describe())
+            )
         if advertised is not None and (name, options, len(seats)) != (
             advertised.name,
             advertised.rules,
             advertised.seats,
         ):
             wrong.append(
-                f"it is table {name!r} with {len(seats)} seats and rules {options.describe()}, "
-                f"the table advertised {advertised.name!r} with {advertised.seats} seats and "
-                f"rules {advertised.rules.describe()}"
+                Sentence(
+                    N_(
+                        "it is table {name} with {seats} seats and rules {rules}, the table"
+                        " advertised {advertised} with {advertised_seats} seats and rules"
+                        " {advertised_rules}"
+                    ),
+                    name=repr(name),
+                    seats=str(len(seats)),
+                    rules=options.describe(),
+                    advertised=repr(advertised.name),
+                    advertised_seats=str(advertised.seats),
+                    advertised_rules=advertised.rules.describe(),
+                )
             )
         if len(mine) != 1 or seats[mine[0]].name != self.player:
-            wrong.append("it does not give us the seat we took")
+            wrong.append(Sentence(N_("it does not give us the seat we took")))
         announced = {roster.timeout if roster else None, advertised and advertised.timeout} - {None}
         if announced and announced != {timeout}:
-            wrong.append(f"its timeout {timeout} s is not the one the table announced")
+            wrong.append(
+                Sentence(
+                    N_("its timeout {timeout} s is not the one the table announced"),
+                    timeout=str(timeout),
+                )
+            )
         if timeout < self.min_timeout:
-            wrong.append(f"its timeout {timeout} s is below {self.min_timeout} s")
+            wrong.append(
+                Sentence(
+                    N_("its timeout {timeout} s is below {least} s"),
+                    timeout=str(timeout),
+                    least=str(self.min_timeout),
+                )
+            )
         if wrong:
-            raise LobbyError("refusing the host's table entry: " + "; ".join(wrong))
+            raise LobbyError(
+                Sentence(N_("refusing the host's table entry: {reasons}"), reasons=clauses(wrong))
+            )
         self.say(
-            f"table {name!r} starts: you are seat {mine[0]} of {len(seats)} ({options.describe()})"
+            _("table {name!r} starts: you are seat {seat} of {seats} ({rules})").format(
+                name=name, seat=mine[0], seats=len(seats), rules=options.describe()
+            )
         )
         return entry.wire, mine[0]
 
@@ -236,7 +301,12 @@ def _host_address(start: dict[str, Any], host: str) -> dict[int, Addr]:
     port = start["port"]
     if not (type(port) is int and 0 < port <= 0xFFFF):
         raise LobbyError(
-            f"malformed 'start' message: its port {port!r} is not a TCP port (an int 1..65535)"
+            Sentence(
+                N_(
+                    "malformed 'start' message: its port {port} is not a TCP port (an int 1..65535)"
+                ),
+                port=repr(port),
+            )
         )
     return {0: (host, port)}
 
@@ -244,7 +314,7 @@ def _host_address(start: dict[str, Any], host: str) -> dict[int, Addr]:
 def _addresses(message: dict[str, Any], host: str) -> dict[int, Addr]:
     seats, rows = message.get("seats"), message.get("addresses")
     if not (isinstance(seats, list) and isinstance(rows, list) and len(seats) == len(rows)):
-        raise LobbyError("malformed 'go' message")
+        raise LobbyError(Sentence(N_("malformed 'go' message")))
     addresses = {}
     for seat, row in zip(seats, rows, strict=True):
         if not (
@@ -254,6 +324,6 @@ def _addresses(message: dict[str, Any], host: str) -> dict[int, Addr]:
             and isinstance(row[0], str)
             and type(row[1]) is int
         ):
-            raise LobbyError("malformed 'go' message")
+            raise LobbyError(Sentence(N_("malformed 'go' message")))
         addresses[seat] = (row[0] or host, row[1])
     return addresses

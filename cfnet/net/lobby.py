@@ -29,8 +29,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cfnet.errors import LocalProtocolError
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.rules import RuleOptions
+from cfnet.lang import N_, Sentence, _, ngettext
 from cfnet.net.discovery import Discovery, TableInfo, check_name
 from cfnet.net.handshake import (
     Handshake,
@@ -183,8 +184,13 @@ class _Guesses:
         told = []
         if len(self._failures[address]) == self._limit:
             told.append(
-                f"{self._limit} wrong join codes from {address} within {self._window:g} s: "
-                "it is refused for a while"
+                ngettext(
+                    "{count} wrong join code from {address} within {seconds} s: it is refused"
+                    " for a while",
+                    "{count} wrong join codes from {address} within {seconds} s: it is refused"
+                    " for a while",
+                    self._limit,
+                ).format(count=self._limit, address=address, seconds=f"{self._window:g}")
             )
         self._table_failures += 1
         if self._table_failures == self._table_limit:
@@ -193,8 +199,13 @@ class _Guesses:
             seconds = min(self._lockout[0] * 2 ** (self._lockouts - 1), self._lockout[1])
             self._locked_until = self._clock() + seconds
             told.append(
-                f"{self._table_limit} wrong join codes at this table: every joiner is refused "
-                f"for {seconds:g} s (someone may be guessing the code)"
+                ngettext(
+                    "{count} wrong join code at this table: every joiner is refused for"
+                    " {seconds} s (someone may be guessing the code)",
+                    "{count} wrong join codes at this table: every joiner is refused for"
+                    " {seconds} s (someone may be guessing the code)",
+                    self._table_limit,
+                ).format(count=self._table_limit, seconds=f"{seconds:g}")
             )
         return told
 
@@ -285,8 +296,10 @@ class HostLobby:
             if exc.errno != errno.EADDRINUSE:
                 raise
             raise LobbyError(
-                f"port {self._port} on {self._interface} is in use by another program: "
-                "choose another --port, or leave it out for any free one"
+                _(
+                    "port {port} on {address} is in use by another program: choose another"
+                    " --port, or leave it out for any free one"
+                ).format(port=self._port, address=self._interface)
             ) from None
         port = int(self._server.sockets[0].getsockname()[1])
         self._info = TableInfo(
@@ -303,12 +316,28 @@ class HostLobby:
         )
         if self._discovery is not None:
             await self._discovery.advertise(self._info, [self._interface])
-        code = ", join code required" if self._code else ""
+        opened = (
+            _(
+                "table {name!r} open on {address}:{port} ({seats} seats, {rules}, timeout"
+                " {timeout} s, join code required); you sit in seat 0 as {player} ({key})"
+            )
+            if self._code
+            else _(
+                "table {name!r} open on {address}:{port} ({seats} seats, {rules}, timeout"
+                " {timeout} s); you sit in seat 0 as {player} ({key})"
+            )
+        )
         self._say(
-            f"table {self.name!r} open on {self._interface}:{port} ({self.seats} seats, "
-            f"{self.options.describe()}, timeout {self.timeout} s{code}); "
-            f"you sit in seat 0 as {self.player} "
-            f"({fingerprint(self.identity.public)})"
+            opened.format(
+                name=self.name,
+                address=self._interface,
+                port=port,
+                seats=self.seats,
+                rules=self.options.describe(),
+                timeout=self.timeout,
+                player=self.player,
+                key=fingerprint(self.identity.public),
+            )
         )
         if self._on_event is not None:
             self._on_event(TableOpened(port, self._roster()))
@@ -347,7 +376,8 @@ class HostLobby:
             else:
                 error = TimeoutError(f"no 'ready' within {self.timeout} s")
                 await joiner.link.close(f"not ready within {self.timeout} s")
-            self._say(f"seat {seat} ({joiner.name}) did not get ready: {error}")
+            not_ready = _("seat {number} ({name}) did not get ready: {error}")
+            self._say(not_ready.format(number=seat, name=joiner.name, error=describe(error)))
         rows = [["" if s == 0 else host, port] for s, (host, port) in sorted(addresses.items())]
         seats = [s for s in sorted(addresses)]
         for seat, joiner in enumerate(self._joiners, 1):
@@ -395,7 +425,7 @@ class HostLobby:
                         self._say(line)
                 return
         try:
-            message = await receive(link, SIT_TIMEOUT, "the joiner")
+            message = await receive(link, SIT_TIMEOUT, Sentence(N_("the joiner")))
             if message["t"] == "watch":  # a spectator (net/watch.py)
                 self._admission.release(link)  # at most MAX_WATCHERS are served
                 await self.watchers.serve(link, result.peer_key, message)
@@ -408,7 +438,8 @@ class HostLobby:
         joiner = _Joiner(player, result.peer_key, link, host)
         self._joiners.append(joiner)
         seat = len(self._joiners)
-        self._say(f"{player} ({fingerprint(joiner.key)}) sits in seat {seat}")
+        sits = _("{name} ({key}) sits in seat {number}")
+        self._say(sits.format(name=player, key=fingerprint(joiner.key), number=seat))
         if self._on_event is not None:
             self._on_event(SeatTaken(seat, player, joiner.key))
         await self._roster_changed()
@@ -457,7 +488,8 @@ class HostLobby:
                 joiner.ready.exception()  # retrieved: nobody may await it after the start
             if not self._started:
                 self._joiners.remove(joiner)
-                self._say(f"{joiner.name} left the table ({link.closed and link.closed.reason})")
+                left = _("{name} left the table ({reason})")
+                self._say(left.format(name=joiner.name, reason=link.closed and link.closed.reason))
                 await self._roster_changed()
 
     async def _roster_changed(self) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import RuleOptions
+from cfnet.lang import N_, Sentence
 from cfnet.net.discovery import TableInfo, parse_rules
 from cfnet.net.handshake import Handshake, HandshakeResult
 from cfnet.net.link import Link
@@ -70,7 +71,7 @@ def parse_roster(message: dict[str, Any]) -> Roster:
         and isinstance(rules, str)
         and (timeout is None or type(timeout) is int)
     ):
-        raise LobbyError("malformed 'seats' message")
+        raise LobbyError(Sentence(N_("malformed 'seats' message")))
     names: list[tuple[str, bytes]] = []
     for row in rows:
         if not (
@@ -79,15 +80,19 @@ def parse_roster(message: dict[str, Any]) -> Roster:
             and isinstance(row[1], bytes)
             and len(row[1]) == PUBLIC_KEY_BYTES
         ):
-            raise LobbyError("malformed 'seats' message")
+            raise LobbyError(Sentence(N_("malformed 'seats' message")))
         try:  # shown as it came: checked as the genesis will be
             names.append((check_display_name(row[0], "player name"), row[1]))
         except ValueError as exc:
-            raise LobbyError(f"malformed 'seats' message: {exc}") from None
+            raise LobbyError(
+                Sentence(N_("malformed 'seats' message: {error}"), error=str(exc))
+            ) from None
     try:
         parsed = parse_rules(rules)
     except ValueError:
-        raise LobbyError(f"malformed 'seats' message: rules {rules[:100]!r}") from None
+        raise LobbyError(
+            Sentence(N_("malformed 'seats' message: rules {rules}"), rules=repr(rules[:100]))
+        ) from None
     return Roster(names, seats, parsed, timeout, watching if type(watching) is int else 0)
 
 
@@ -99,9 +104,14 @@ async def receive(link: Link, idle: float, who: str) -> dict[str, Any]:
             async with asyncio.timeout(idle):
                 message = await link.receive()
         except TimeoutError:
-            reason = f"nothing received for {idle:g} s"
-            await link.close(reason)
-            raise LobbyError(f"{who} stopped answering ({reason})") from None
+            await link.close(f"nothing received for {idle:g} s")
+            raise LobbyError(
+                Sentence(
+                    N_("{name} stopped answering (nothing received for {seconds} s)"),
+                    name=who,
+                    seconds=f"{idle:g}",
+                )
+            ) from None
         if message["t"] != "ping":
             return message
 
@@ -113,22 +123,29 @@ async def connect(host: str, port: int) -> tuple[Link, str]:
         async with asyncio.timeout(CONNECT_TIMEOUT):
             reader, writer = await asyncio.open_connection(host, port)
     except TimeoutError:
-        why = f"no answer within {CONNECT_TIMEOUT:g} s"
-        raise Unreachable(f"cannot reach the table at {host}:{port}: {why}") from None
+        why = Sentence(N_("no answer within {seconds} s"), seconds=f"{CONNECT_TIMEOUT:g}")
+        raise Unreachable(_unreachable(host, port, why)) from None
     except OSError as exc:
-        raise Unreachable(f"cannot reach the table at {host}:{port}: {_why(exc)}") from None
+        raise Unreachable(_unreachable(host, port, _why(exc))) from None
     return Link(reader, writer), str(writer.get_extra_info("sockname")[0])
+
+
+def _unreachable(host: str, port: int, why: str) -> Sentence:
+    """Why the table at `host:port` cannot be reached."""
+    return Sentence(
+        N_("cannot reach the table at {host}:{port}: {why}"), host=host, port=str(port), why=why
+    )
 
 
 def _why(error: OSError) -> str:
     """Why a connection could not be made, in a few words (no errno, no library text)."""
     if isinstance(error, socket.gaierror):
-        return "that host name is not known here"
+        return Sentence(N_("that host name is not known here"))
     if error.errno == errno.ECONNREFUSED:
-        return "nothing listens there (connection refused)"
+        return Sentence(N_("nothing listens there (connection refused)"))
     if error.errno is not None and error.errno > 0:
         return os.strerror(error.errno)[:1].lower() + os.strerror(error.errno)[1:]
-    return "the connection failed"
+    return Sentence(N_("the connection failed"))
 
 
 async def authenticate(
@@ -146,7 +163,10 @@ async def authenticate(
     result = await link.handshake(handshake)
     if advertised is not None and fingerprint(result.peer_key) != advertised.fingerprint:
         raise NotTheTable(
-            f"the host's key is {fingerprint(result.peer_key)}, "
-            f"the table advertised {advertised.fingerprint}"
+            Sentence(
+                N_("the host's key is {key}, the table advertised {advertised}"),
+                key=fingerprint(result.peer_key),
+                advertised=advertised.fingerprint,
+            )
         )
     return result

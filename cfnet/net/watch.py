@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
+from cfnet.lang import N_, Sentence, _
 from cfnet.net.discovery import TableInfo
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import HandshakeResult
@@ -136,7 +137,8 @@ class Watchers:
             return
         watcher = _Watcher(str(name), key, link)
         self._watchers.append(watcher)
-        self._say(f"{watcher.name} ({fingerprint(key)}) is watching ({len(self)} watching)")
+        watching = _("{name} ({key}) is watching ({count} watching)")
+        self._say(watching.format(name=watcher.name, key=fingerprint(key), count=len(self)))
         if self._chain is None and self._roster is not None:
             self._put(watcher, encode_frame(self._roster))
         elif self._chain is not None:
@@ -154,7 +156,8 @@ class Watchers:
             sender.cancel()
             await asyncio.wait([sender])
             self._watchers.remove(watcher)
-            self._say(f"{watcher.name} stopped watching ({len(self)} watching)")
+            stopped = _("{name} stopped watching ({count} watching)")
+            self._say(stopped.format(name=watcher.name, count=len(self)))
             self.on_change()
 
     def _catch_up(self, watcher: _Watcher) -> None:
@@ -209,19 +212,29 @@ async def watch_table(
     end."""
     if advertised is not None and advertised.refusal is not None:
         raise LobbyError(advertised.refusal)
-    link, _ = await connect(host, port)
+    link, _address = await connect(host, port)
     try:
         result = await authenticate(link, identity, code, advertised)
         key = fingerprint(result.peer_key)
         if pinned is not None and key != pinned:
             raise LobbyError(
-                f"the host at {host}:{port} has the key {key}, not {pinned} (--fingerprint): "
-                "it is not the host you named; nothing was watched"
+                Sentence(
+                    N_(
+                        "the host at {host}:{port} has the key {key}, not {pinned}"
+                        " (--fingerprint): it is not the host you named; nothing was watched"
+                    ),
+                    host=host,
+                    port=str(port),
+                    key=key,
+                    pinned=pinned,
+                )
             )
         await link.send({"t": "watch", "name": name})
         return await _follow(link, result, on_entry, say, ping_interval, idle_timeout)
     except LinkClosed as exc:
-        raise LobbyError(f"the table closed our link: {exc.reason}") from None
+        raise LobbyError(
+            Sentence(N_("the table closed our link: {reason}"), reason=exc.reason)
+        ) from None
     except LobbyError as exc:
         await link.close(str(exc))
         raise
@@ -313,7 +326,7 @@ async def _follow(
     try:
         async with link.pinging(ping_interval):
             while not checker.done():
-                message = await receive(link, idle_timeout, "the host")
+                message = await receive(link, idle_timeout, Sentence(N_("the host")))
                 kind = message["t"]
                 if kind == "entry" and isinstance(message.get("wire"), bytes):
                     await wires.put(message["wire"])

@@ -9,6 +9,8 @@ from cfnet.game.board import EndReason
 from cfnet.game.moves import Move
 from cfnet.game.text import goes_on_text, seat_name
 from cfnet.game.tiles import Tile
+from cfnet.lang import N_, Sentence
+from cfnet.lang.sentence import listed
 from cfnet.protocol.votes import vote_seats
 from cfnet.protocol.wire import RESIGN, TIMEOUT, Fault
 from cfnet.record.entry import Entry
@@ -110,12 +112,19 @@ class VoteCast:
     def describe(self, names: Sequence[str]) -> str:
         """What the local seat did and what it waits for, in one line."""
         who = seat_name(names, self.seat)
-        line = f"{who} did not post in time: voted to time it out"
         if self.votes >= self.needed:
-            return line
-        return (
-            f"{line}; waiting: cannot reach a majority yet ({self.votes} of the {self.needed}"
-            " votes needed): nobody is timed out until it is reached"
+            return Sentence(N_("{name} did not post in time: voted to time it out"), name=who)
+        return Sentence.counted(
+            "{name} did not post in time: voted to time it out; waiting: cannot reach a"
+            " majority yet ({votes} of the {count} vote needed): nobody is timed out until it"
+            " is reached",
+            "{name} did not post in time: voted to time it out; waiting: cannot reach a"
+            " majority yet ({votes} of the {count} votes needed): nobody is timed out until it"
+            " is reached",
+            self.needed,
+            name=who,
+            votes=self.votes,
+            count=self.needed,
         )
 
 
@@ -129,9 +138,13 @@ class Stalled:
 
     def describe(self, names: Sequence[str]) -> str:
         """Why the game ends here, in one line."""
-        return (
-            f"{seat_name(names, self.seat)} did not post entry {self.seq} in time, and with 2"
-            " seats no majority can time it out: the game ends unfinished, a win for nobody"
+        return Sentence(
+            N_(
+                "{name} did not post entry {seq} in time, and with 2 seats no majority can time"
+                " it out: the game ends unfinished, a win for nobody"
+            ),
+            name=seat_name(names, self.seat),
+            seq=self.seq,
         )
 
 
@@ -152,23 +165,45 @@ class SeatLeft:
         """Who left, why, and how the game goes on, in one line."""
         who = seat_name(names, self.fault.seat)
         fault = self.fault
+        goes_on = goes_on_text(self.round_number, self.redealt, self.seated, names)
         if fault.code == RESIGN:
-            why = f"{who} resigned"
-        elif fault.code == TIMEOUT and "votes" in fault.evidence:
-            voters = ", ".join(seat_name(names, s) for s in vote_seats(fault.evidence))
-            why = f"{who} {fault.detail}: timed out by the votes of {voters}"
-        elif fault.code == TIMEOUT:
-            why = f"{seat_name(names, self.by)} claims {who} {fault.detail}"
-        else:
-            where = "" if fault.seq is None else f"entry {fault.seq}: "
-            why = f"{who} is removed and disqualified: {where}{fault.detail} ({fault.code})"
-        return f"{why}: {goes_on_text(self.round_number, self.redealt, self.seated, names)}"
+            return Sentence(N_("{name} resigned: {goes_on}"), name=who, goes_on=goes_on)
+        if fault.code == TIMEOUT and "votes" in fault.evidence:
+            return Sentence(
+                N_("{name} {detail}: timed out by the votes of {voters}: {goes_on}"),
+                name=who,
+                detail=fault.detail,
+                voters=listed([seat_name(names, s) for s in vote_seats(fault.evidence)]),
+                goes_on=goes_on,
+            )
+        if fault.code == TIMEOUT:
+            return Sentence(
+                N_("{by} claims {name} {detail}: {goes_on}"),
+                by=seat_name(names, self.by),
+                name=who,
+                detail=fault.detail,
+                goes_on=goes_on,
+            )
+        values = {"name": who, "detail": fault.detail, "code": fault.code, "goes_on": goes_on}
+        if fault.seq is None:
+            return Sentence(
+                N_("{name} is removed and disqualified: {detail} ({code}): {goes_on}"), **values
+            )
+        return Sentence(
+            N_("{name} is removed and disqualified: entry {seq}: {detail} ({code}): {goes_on}"),
+            seq=fault.seq,
+            **values,
+        )
 
 
-def _proof_text(names: Sequence[str], fault: Fault) -> str:
+def _proof_text(names: Sequence[str], fault: Fault) -> Sentence:
     """Whom a proof names and for which entry, in a few words."""
-    where = "" if fault.seq is None else f" for entry {fault.seq}"
-    return f"{seat_name(names, fault.seat)} signed two different entries{where}"
+    name = seat_name(names, fault.seat)
+    if fault.seq is None:
+        return Sentence(N_("{name} signed two different entries"), name=name)
+    return Sentence(
+        N_("{name} signed two different entries for entry {seq}"), name=name, seq=fault.seq
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +216,10 @@ class ProofHeld:
 
     def describe(self, names: Sequence[str]) -> str:
         """What was found and what comes of it, in one line."""
-        return f"{_proof_text(names, self.fault)}: the proof is posted at the head of the chain"
+        return Sentence(
+            N_("{proof}: the proof is posted at the head of the chain"),
+            proof=_proof_text(names, self.fault),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,11 +232,20 @@ class Disqualified:
 
     def describe(self, names: Sequence[str]) -> str:
         """Who is disqualified and why, in one line."""
-        who = seat_name(names, self.fault.seat)
-        where = "" if self.fault.seq is None else f"entry {self.fault.seq}: "
-        return (
-            f"{who}, which had left, is disqualified: {where}{self.fault.detail}"
-            f" ({self.fault.code}); the game goes on"
+        fault = self.fault
+        values = {"name": seat_name(names, fault.seat), "detail": fault.detail, "code": fault.code}
+        if fault.seq is None:
+            return Sentence(
+                N_("{name}, which had left, is disqualified: {detail} ({code}); the game goes on"),
+                **values,
+            )
+        return Sentence(
+            N_(
+                "{name}, which had left, is disqualified: entry {seq}: {detail} ({code}); the"
+                " game goes on"
+            ),
+            seq=fault.seq,
+            **values,
         )
 
 
@@ -211,7 +258,10 @@ class LateProof:
 
     def describe(self, names: Sequence[str]) -> str:
         """What came late, in one line."""
-        return f"{_proof_text(names, self.fault)}, after the game's end: the result stands"
+        return Sentence(
+            N_("{proof}, after the game's end: the result stands"),
+            proof=_proof_text(names, self.fault),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +273,11 @@ class SeatReturned:
 
     def describe(self, names: Sequence[str]) -> str:
         """Who came back, in one line."""
-        return f"{seat_name(names, self.seat)} is back: dealt in from round {self.round_number}"
+        return Sentence(
+            N_("{name} is back: dealt in from round {number}"),
+            name=seat_name(names, self.seat),
+            number=self.round_number,
+        )
 
 
 Event = (

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.text import result_after_departure
+from cfnet.lang import N_, Sentence
+from cfnet.lang.sentence import clauses, listed
 from cfnet.protocol.audit import audit_ahead
 from cfnet.protocol.events import (
     Aborted,
@@ -87,13 +89,20 @@ class Verdict:
         return self.valid and self.finished and not self.problem
 
 
-def _where(entry: Entry) -> str:
-    return f"entry {entry.seq} (seat {entry.seat}, {entry.kind})"
+def _where(entry: Entry) -> Sentence:
+    return Sentence(
+        N_("entry {seq} (seat {seat}, {kind})"), seq=entry.seq, seat=entry.seat, kind=entry.kind
+    )
 
 
-def _claims(entry: Entry) -> str:
+def _claims(entry: Entry) -> Sentence:
     """An entry whose signature is not (or cannot be) checked: the seat is only its claim."""
-    return f"entry {entry.seq} (claims seat {entry.seat}, {entry.kind})"
+    return Sentence(
+        N_("entry {seq} (claims seat {seat}, {kind})"),
+        seq=entry.seq,
+        seat=entry.seat,
+        kind=entry.kind,
+    )
 
 
 class Judge:
@@ -127,7 +136,8 @@ class Judge:
             table.receive(entry.wire, OFFLINE)
         except PeerProtocolError as error:
             if error.seat is not None:  # raised only after the entry's signature was checked
-                self._proven(error.seat, entry.seq, f"{_where(entry)}: {error.reason}")
+                where = Sentence(N_("{entry}: {reason}"), entry=_where(entry), reason=error.reason)
+                self._proven(error.seat, entry.seq, where)
             elif ended:
                 self._after_end(entry)
             else:
@@ -141,7 +151,7 @@ class Judge:
             if ended:
                 self._after_end(entry)
             else:
-                self._refused(entry, "it does not extend the chain as the log claims")
+                self._refused(entry, Sentence(N_("it does not extend the chain as the log claims")))
 
     def _events(self, entry: Entry, events: list[Event]) -> None:
         """What the table made of `entry`, into the verdict."""
@@ -156,19 +166,29 @@ class Judge:
                 self._aborted(event)
             elif isinstance(event, SeatLeft | SeatReturned):
                 names = [self._who(seat) for seat in range(self.table.players)]
-                what = "departure" if isinstance(event, SeatLeft) else "return"
-                line = f"{what}: entry {entry.seq}: {event.describe(names)}"
+                what = (
+                    N_("departure: entry {seq}: {event}")
+                    if isinstance(event, SeatLeft)
+                    else N_("return: entry {seq}: {event}")
+                )
+                line = Sentence(what, seq=entry.seq, event=event.describe(names))
                 self.verdict.departures.append(line)
                 if isinstance(event, SeatLeft) and event.fault.code not in (RESIGN, TIMEOUT):
                     self._removed(event.fault.seat)
             elif isinstance(event, Disqualified):
                 names = [self._who(seat) for seat in range(self.table.players)]
-                line = f"departure: entry {entry.seq}: {event.describe(names)}"
+                line = Sentence(
+                    N_("departure: entry {seq}: {event}"),
+                    seq=entry.seq,
+                    event=event.describe(names),
+                )
                 self.verdict.departures.append(line)
                 self._removed(event.fault.seat)
             elif isinstance(event, LateProof):
                 names = [self._who(seat) for seat in range(self.table.players)]
-                self.verdict.late.append(f"entry {entry.seq}: {event.describe(names)}")
+                self.verdict.late.append(
+                    Sentence(N_("entry {seq}: {event}"), seq=entry.seq, event=event.describe(names))
+                )
             elif isinstance(event, GameOver) and self.verdict.abort is not None:
                 self._result_stands()
 
@@ -189,19 +209,27 @@ class Judge:
         claim = event.fault
         if claim.code == RESIGN:  # its own signed word: a departure, not a fault
             verdict.seq = claim.seq
-            verdict.problem = f"{self._who(claim.seat)} resigned at entry {claim.seq}"
+            verdict.problem = Sentence(
+                N_("{name} resigned at entry {seq}"), name=self._who(claim.seat), seq=claim.seq
+            )
         elif claim.code == TIMEOUT and "votes" in claim.evidence:  # proven by a majority's votes
-            voters = ", ".join(self._who(seat) for seat in vote_seats(claim.evidence))
+            voters = listed([self._who(seat) for seat in vote_seats(claim.evidence)])
             verdict.seq = self.table.entries[-1].seq
-            verdict.problem = (
-                f"{self._who(claim.seat)} {claim.detail}: timed out by the votes of {voters}"
+            verdict.problem = Sentence(
+                N_("{name} {detail}: timed out by the votes of {voters}"),
+                name=self._who(claim.seat),
+                detail=claim.detail,
+                voters=voters,
             )
         elif claim.code == TIMEOUT:  # the poster's word: time is not provable offline
             verdict.claim, verdict.claimed_by = claim, event.by
             verdict.seq = self.table.entries[-1].seq
-            verdict.problem = (
-                f"{self._who(event.by)} claims {self._who(claim.seat)} {claim.detail}"
-                f" ({claim.code})"
+            verdict.problem = Sentence(
+                N_("{by} claims {name} {detail} ({code})"),
+                by=self._who(event.by),
+                name=self._who(claim.seat),
+                detail=claim.detail,
+                code=claim.code,
             )
         else:  # the abort's evidence was checked: signatures, links, points
             verdict.fault = verdict.fault or claim
@@ -213,22 +241,35 @@ class Judge:
         verdict = self.verdict
         why = verdict.problem
         if verdict.blamed is not None:  # proven to cheat: removed, and disqualified
-            why = f"{self._who(verdict.blamed)} is removed and disqualified: {why}"
+            why = Sentence(
+                N_("{name} is removed and disqualified: {why}"),
+                name=self._who(verdict.blamed),
+                why=why,
+            )
             verdict.removed.append(verdict.blamed)
             verdict.blamed = verdict.seq = None
             self.judging = True  # what follows is judged as after any end
-        verdict.note = f"{why}: {result_after_departure(self.table.game)}"
+        verdict.note = Sentence(
+            N_("{why}: {result}"), why=why, result=result_after_departure(self.table.game)
+        )
         verdict.problem = ""
 
-    def _who(self, seat: int) -> str:
-        return f"seat {seat} ({self.table.seats[seat].name})"
+    def _who(self, seat: int) -> Sentence:
+        return Sentence(N_("seat {number} ({name})"), number=seat, name=self.table.seats[seat].name)
 
     def _fault_line(self, fault: Fault) -> str:
         entries = self.table.entries
         seq = fault.seq
         if seq is not None and seq < len(entries) and entries[seq].seat == fault.seat:
-            return f"{_where(entries[seq])}: {fault.detail}"
-        return f"seat {fault.seat} {fault.detail} ({fault.code})"
+            return Sentence(
+                N_("{entry}: {reason}"), entry=_where(entries[seq]), reason=fault.detail
+            )
+        return Sentence(
+            N_("seat {seat} {detail} ({code})"),
+            seat=fault.seat,
+            detail=fault.detail,
+            code=fault.code,
+        )
 
     def _proven(self, seat: int, seq: int | None, problem: str) -> None:
         verdict = self.verdict
@@ -239,7 +280,9 @@ class Judge:
     def _refused(self, entry: Entry, reason: str) -> None:
         """A record that proves nothing: the log is judged up to the entry before it."""
         self.judging = False
-        self._stops(f"{_claims(entry)} is refused: {reason}")
+        self._stops(
+            Sentence(N_("{entry} is refused: {reason}"), entry=_claims(entry), reason=reason)
+        )
         self.verdict.seq = entry.seq
 
     def _after_end(self, entry: Entry) -> None:
@@ -250,12 +293,19 @@ class Judge:
         self.judging = False
         signed = entry.seat < table.players and entry.verify(table.seats[entry.seat].key)
         if signed and link_problem(table.entries[-1], entry) is None:
-            note = (
-                f"{_where(entry)}: {self._who(entry.seat)} signed an entry after the game had"
-                " ended; it is not part of the game"
+            note = Sentence(
+                N_(
+                    "{entry}: {name} signed an entry after the game had ended; it is not part of"
+                    " the game"
+                ),
+                entry=_where(entry),
+                name=self._who(entry.seat),
             )
         else:
-            note = f"{_claims(entry)} after the end is junk: it is not signed by the seat it names"
+            note = Sentence(
+                N_("{entry} after the end is junk: it is not signed by the seat it names"),
+                entry=_claims(entry),
+            )
         if self.verdict.problem:
             self.notes.append(note)
         else:
@@ -278,23 +328,34 @@ class Judge:
     def _stops(self, why: str = "") -> None:
         """The log ends before the game does (`why`: because of the record that follows)."""
         verdict, table = self.verdict, self.table
-        stop = f"the log stops after entry {len(table.entries) - 1}"
+        last = len(table.entries) - 1
+        stop = Sentence(N_("the log stops after entry {seq}"), seq=last)
         due = table.due()
         if due is not None:
             verdict.due, verdict.due_kinds = due[0], tuple(sorted(due[1]))
-            stop += f": {self._who(due[0])} was due to post {'/'.join(verdict.due_kinds)}"
-        verdict.problem = f"{why}; {stop}" if why else stop
+            stop = Sentence(
+                N_("the log stops after entry {seq}: {name} was due to post {kinds}"),
+                seq=last,
+                name=self._who(due[0]),
+                kinds="/".join(verdict.due_kinds),
+            )
+        verdict.problem = clauses([why, stop]) if why else stop
 
     def damaged(self, error: LogFileError) -> None:
         """The file cannot be read on from here (`error`)."""
-        damage = f"the file cannot be read on at byte {error.offset} (entry {error.index}): " + (
-            error.reason
+        damage = Sentence(
+            N_("the file cannot be read on at byte {offset} (entry {index}): {reason}"),
+            offset=error.offset,
+            index=error.index,
+            reason=error.reason,
         )
         if not self.judging:
             self.notes.append(damage)
         elif self.table.finished:
             self.judging = False
-            self.verdict.problem = self.verdict.problem or f"after the end, {damage}"
+            self.verdict.problem = self.verdict.problem or Sentence(
+                N_("after the end, {damage}"), damage=damage
+            )
         else:
             self.judging = False
             self.verdict.damaged = isinstance(error, CorruptLog)
@@ -307,9 +368,14 @@ class Judge:
             self._stops()
         notes = list(self.notes)
         if self.skipped:
-            what = "entry follows" if self.skipped == 1 else "entries follow"
-            notes.insert(0, f"{self.skipped} more {what}, not judged")
-        verdict.after = "; ".join(notes)
+            skipped = Sentence.counted(
+                "{count} more entry follows, not judged",
+                "{count} more entries follow, not judged",
+                self.skipped,
+                count=self.skipped,
+            )
+            notes.insert(0, skipped)
+        verdict.after = clauses(notes)
         return verdict
 
 
@@ -423,13 +489,14 @@ def verify_entries(entries: Iterable[Entry], rest: Callable[[], int] | None = No
     try:
         genesis = next(stream, None)
         if genesis is None:
-            return Verdict(None, problem="the log has no entries")
+            return Verdict(None, problem=Sentence(N_("the log has no entries")))
         lookahead = Lookahead(genesis, stream)
         table = Table(genesis.wire, None, OFFLINE, lookahead)
     except LogFileError as error:
         return Verdict(None, problem=str(error))
     except PeerProtocolError as error:  # a table entry is signed by the key it declares
-        return Verdict(None, entries=1, problem=f"entry 0 is not a valid table: {error.reason}")
+        problem = Sentence(N_("entry 0 is not a valid table: {reason}"), reason=error.reason)
+        return Verdict(None, entries=1, problem=problem)
     judge = Judge(table)
     try:
         for entry in lookahead:

@@ -12,11 +12,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from cfnet.errors import describe
 from cfnet.game.board import PublicRound
 from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Play, play
 from cfnet.game.round import Round, absent_scores
 from cfnet.game.rules import RuleOptionError, RuleOptions
 from cfnet.game.tiles import Tile, TileParseError
+from cfnet.lang import _
 from cfnet.record.identity import fingerprint
 from cfnet.record.logfile import MAGIC
 from cfnet.review.timeline import Timeline
@@ -107,20 +109,23 @@ def export_record(timeline: Timeline, log_sha256: str) -> dict[str, Any]:
 
 def _get(data: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
     if not isinstance(data, dict) or key not in data:
-        raise RecordError(f"{where}: no {key!r}")
+        raise RecordError(_("{where}: no {key!r}").format(where=where, key=key))
     value = data[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        raise RecordError(f"{where}: {key!r} is {value!r}, not of the documented type")
+        wrong = _("{where}: {key!r} is {value!r}, not of the documented type")
+        raise RecordError(wrong.format(where=where, key=key, value=value))
     return value
 
 
 def _tile(text: Any, where: str) -> Tile:
     if not isinstance(text, str):
-        raise RecordError(f"{where}: tile {text!r} is not a string such as '9-3'")
+        raise RecordError(
+            _("{where}: tile {text!r} is not a string such as '9-3'").format(where=where, text=text)
+        )
     try:
         return Tile.parse(text)
     except TileParseError as error:
-        raise RecordError(f"{where}: {error}") from None
+        raise RecordError(f"{where}: {describe(error)}") from None
 
 
 def _hands(data: Any, key: str, where: str) -> list[list[Tile]]:
@@ -139,7 +144,9 @@ def _move(row: Any, where: str) -> tuple[Move, Tile | None, int | None]:
         return DRAW, None if drawn is None else _tile(drawn, where), None
     if kind == "pass":
         return PASS, None, None
-    raise RecordError(f"{where}: move type {kind!r} is not play, draw or pass")
+    raise RecordError(
+        _("{where}: move type {kind!r} is not play, draw or pass").format(where=where, kind=kind)
+    )
 
 
 def parse_record(data: bytes, name: str) -> Any:
@@ -147,19 +154,25 @@ def parse_record(data: bytes, name: str) -> Any:
     it is not a record's text (a cfnet log file, not UTF-8, not JSON)."""
     if data.startswith(MAGIC):
         raise RecordError(
-            f"{name} is a cfnet log file, not a record: `cfnet export {name}` writes its record"
+            _(
+                "{name} is a cfnet log file, not a record: `cfnet export {name}` writes its record"
+            ).format(name=name)
         )
     try:
         return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise RecordError(
-            f"{name} is not a record: byte {error.start} is not UTF-8 text "
-            "(a record is JSON text, as cfnet export writes it)"
+            _(
+                "{name} is not a record: byte {byte} is not UTF-8 text (a record is JSON text, as"
+                " cfnet export writes it)"
+            ).format(name=name, byte=error.start)
         ) from None
     except json.JSONDecodeError as error:
         raise RecordError(
-            f"{name} is not a record: it is not JSON text ({error.msg.lower()} at line "
-            f"{error.lineno}, column {error.colno}); cfnet export writes records"
+            _(
+                "{name} is not a record: it is not JSON text ({error} at line {line}, column"
+                " {column}); cfnet export writes records"
+            ).format(name=name, error=error.msg.lower(), line=error.lineno, column=error.colno)
         ) from None
 
 
@@ -174,14 +187,14 @@ def check_record(record: Any) -> Iterator[str]:
 
 def _check(record: Any) -> Iterator[str]:
     if _get(record, "format", str, "record") != FORMAT:
-        raise RecordError(f"record: format is not {FORMAT!r}")
+        raise RecordError(_("record: format is not {format!r}").format(format=FORMAT))
     rules = _get(record, "rules", dict, "record")
     players = _get(rules, "players", int, "rules")
     try:
         options = RuleOptions.from_plain({k: v for k, v in rules.items() if k != "players"})
         options.check(players)
     except RuleOptionError as error:
-        raise RecordError(f"rules: {error}") from None
+        raise RecordError(f"rules: {describe(error)}") from None
     if len(_get(record, "players", list, "record")) != players:
         yield f"players: {players} seats in the rules, {len(record['players'])} players listed"
     totals = [0] * players
@@ -189,7 +202,7 @@ def _check(record: Any) -> Iterator[str]:
     number = 0
     records = _get(record, "rounds", list, "record")
     if not all(isinstance(data, dict) for data in records):
-        raise RecordError("record: each item of 'rounds' must be an object")
+        raise RecordError(_("record: each item of 'rounds' must be an object"))
     for i, data in enumerate(records):
         abandoned = i + 1 < len(records) and records[i + 1].get("round") == data.get("round")
         number += not (i and records[i - 1].get("round") == data.get("round"))

@@ -19,6 +19,7 @@ from cfnet.game.moves import Draw, Move
 from cfnet.game.round import Round
 from cfnet.game.text import SENTENCE_CHARS, escaped, move_text, round_start, shown_names
 from cfnet.game.tiles import Tile
+from cfnet.lang import _, said
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
 from cfnet.protocol.verify import Judge, Lookahead, Verdict
@@ -48,8 +49,10 @@ class Position:
 def abort_text(fault: Fault, by: int, names: Sequence[str]) -> str:
     """The abort that ended a game, in one line (`names`: as shown, e.g. `seat 1 (bob)`)."""
     if fault.code == RESIGN:
-        return f"{names[fault.seat]} resigned: the game ends here"
-    return f"aborted by seat {by}: seat {fault.seat}, {escaped(fault.detail)}"
+        return _("{name} resigned: the game ends here").format(name=names[fault.seat])
+    return _("aborted by seat {by}: seat {seat}, {detail}").format(
+        by=by, seat=fault.seat, detail=escaped(fault.detail)
+    )
 
 
 class Timeline:
@@ -86,7 +89,10 @@ class Timeline:
             self._note(line)
         aborted, by = self.table.aborted, self.table.aborted_by
         if aborted is not None and by is not None and not ended:
-            seats = [f"seat {s} ({name})" for s, name in enumerate(self.names)]
+            seats = [
+                _("seat {number} ({name})").format(number=s, name=n)
+                for s, n in enumerate(self.names)
+            ]
             self._note(abort_text(aborted, by, seats))
         if self.table.aborted is None:
             self._follow()
@@ -145,7 +151,7 @@ class Timeline:
             return
         last = self.positions[-1]
         seq = len(self.table.entries) - 1
-        shown = escaped(text, SENTENCE_CHARS)
+        shown = escaped(said(text), SENTENCE_CHARS)
         self.positions.append(replace(last, seq=seq, seat=None, move=None, note=shown))
 
     def round_starts(self) -> list[int]:
@@ -218,7 +224,7 @@ def read_timeline(f: BinaryIO, name: str) -> Timeline:
     stream = iter_log(f, name, MAX_ABORT_ENTRY)
     genesis = next(stream, None)
     if genesis is None:
-        raise LogFileError(name, 0, 0, "the log holds no entries")
+        raise LogFileError(name, 0, 0, _("the log holds no entries"))
     lookahead = Lookahead(genesis, stream)  # the rounds whose hop proofs need no check
     timeline = Timeline(genesis.wire, lookahead)
     try:

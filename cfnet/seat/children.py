@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cfnet.disk.store import load_identity, prepare_home
 from cfnet.game.expert_bot import DEFAULT_THINK
+from cfnet.lang import _
 from cfnet.seat.signals import signal_name
 from cfnet.seat.spawn import child_options
 
@@ -39,14 +40,15 @@ class Child:
         return "\n".join("    " + row for row in text.strip().splitlines()[-lines:])
 
     def failure(self, code: int) -> str:
-        how = (
-            f"was killed by signal {signal_name(-code)}"
-            if code < 0
-            else f"stopped with exit code {code}"
-        )
+        values = {"name": self.name, "pid": self.process.pid, "code": code}
+        if code < 0:
+            how = _("computer player {name} (process {pid}) was killed by signal {signal}")
+            values["signal"] = signal_name(-code)
+        else:
+            how = _("computer player {name} (process {pid}) stopped with exit code {code}")
+        line = how.format(**values)
         tail = self.tail()
-        said = f"; its last output:\n{tail}" if tail else ""
-        return f"computer player {self.name} (process {self.process.pid}) {how}{said}"
+        return _("{line}; its last output:").format(line=line) + f"\n{tail}" if tail else line
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,8 @@ class Children:
             try:
                 code = child.process.wait(max(0.0, until - time.monotonic()))
             except subprocess.TimeoutExpired:
-                return f"computer player {child.name} (process {child.process.pid}) did not exit"
+                stuck = _("computer player {name} (process {pid}) did not exit")
+                return stuck.format(name=child.name, pid=child.process.pid)
             if code not in fine:
                 return child.failure(code)
         return None

@@ -11,8 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from cfnet.disk.store import load_identity, prepare_home
-from cfnet.errors import LocalProtocolError, UsageError
+from cfnet.errors import LocalProtocolError, UsageError, describe
 from cfnet.game.rules import RuleOptionError, RuleOptions, rule_options
+from cfnet.lang import _
 from cfnet.net.discovery import Discovery, check_name
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, HostLobby, LobbyEvent, SeatTaken
 from cfnet.protocol.wire import MAX_TIMEOUT
@@ -58,18 +59,26 @@ def check_host(config: HostConfig) -> tuple[HostConfig, RuleOptions]:
         name = check_name(config.name)
         options = rule_options(list(config.rules), config.seats)
     except (LocalProtocolError, RuleOptionError) as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(describe(exc)) from None
     if not 0 <= config.bots < config.seats:
         raise UsageError(
-            f"--bots {config.bots}: at most {config.seats - 1} at {config.seats} seats"
+            _("--bots {bots}: at most {most} at {seats} seats").format(
+                bots=config.bots, most=config.seats - 1, seats=config.seats
+            )
         )
     if not 1 <= config.timeout <= MAX_TIMEOUT:
-        raise UsageError(f"--timeout {config.timeout}: give 1 to {MAX_TIMEOUT} seconds")
+        raise UsageError(
+            _("--timeout {timeout}: give 1 to {most} seconds").format(
+                timeout=config.timeout, most=MAX_TIMEOUT
+            )
+        )
     if config.peer.strategy is None and config.timeout < PERSON_MIN_TIMEOUT:
         raise UsageError(
-            f"--timeout {config.timeout}: a person plays seat 0 and needs at least "
-            f"{PERSON_MIN_TIMEOUT} s to answer (give --timeout {PERSON_MIN_TIMEOUT} or more; "
-            "shorter only at a table of computer players, with --strategy)"
+            _(
+                "--timeout {timeout}: a person plays seat 0 and needs at least {least} s to"
+                " answer (give --timeout {least} or more; shorter only at a table of computer"
+                " players, with --strategy)"
+            ).format(timeout=config.timeout, least=PERSON_MIN_TIMEOUT)
         )
     return replace(config, name=name), options
 
@@ -182,7 +191,7 @@ async def host(
     try:
         try:
             await hosting.open()
-            for _ in range(config.bots):
+            for _bot in range(config.bots):
                 hosting.start_bot()
             game = await hosting.seat_all()
         except BaseException:
@@ -205,7 +214,7 @@ async def host(
         bots = hosting.bots
         fine = same_end_exits(over)
         if left and bots.children:  # someone else's game goes on: they play their seats out
-            print("the computer players finish the game without you...", flush=True)
+            print(_("the computer players finish the game without you..."), flush=True)
         wait = BOT_FINISH_WAIT if left else BOT_EXIT_WAIT
         problem = await asyncio.to_thread(bots.wait, wait, fine) if finished or left else None
         bots.stop()

@@ -10,7 +10,8 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from cfnet.disk.store import list_tables, load_identity, prepare_home
-from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError
+from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError, describe
+from cfnet.lang import _, ngettext
 from cfnet.net.discovery import Discovery, TableInfo, namesakes
 from cfnet.net.joining import join_table, retry_delays
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating
@@ -28,7 +29,7 @@ def run_join(
 ) -> int:
     """`cfnet join` or `cfnet bot` (`command`) in one loop; the exit code."""
     if config.table is None and config.connect is None:
-        return failed(command, UsageError("name a table, or give --connect HOST:PORT"))
+        return failed(command, UsageError(_("name a table, or give --connect HOST:PORT")))
     try:
         setup(config.peer)
         home = prepare_home(config.peer.home)
@@ -103,15 +104,18 @@ async def _dial(wait: float, sit: Callable[[], Awaitable[Seating]], say: Say) ->
             left = until - time.monotonic()
             if left <= 0:
                 raise LobbyError(
-                    f"{exc}; dialled {_times(tries)} in {wait:g} s (--wait SECONDS dials longer)"
+                    ngettext(
+                        "{error}; dialled {count} time in {seconds} s (--wait SECONDS dials"
+                        " longer)",
+                        "{error}; dialled {count} times in {seconds} s (--wait SECONDS dials"
+                        " longer)",
+                        tries,
+                    ).format(error=describe(exc), count=tries, seconds=f"{wait:g}")
                 ) from None
             delay = min(next(delays), left)
-            say(f"{exc}; dialling again in {delay:.1f} s")
+            again = _("{error}; dialling again in {seconds} s")
+            say(again.format(error=describe(exc), seconds=f"{delay:.1f}"))
             await asyncio.sleep(delay)
-
-
-def _times(count: int) -> str:
-    return {1: "once", 2: "twice"}.get(count, f"{count} times")
 
 
 def _least_timeout(config: JoinConfig) -> int:
@@ -168,7 +172,7 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
 
     async with Discovery(config.peer.interface) as discovery:
         browser = discovery.browse()
-        say(f"looking for table {name!r} on the LAN...")
+        say(_("looking for table {name!r} on the LAN...").format(name=name))
         settled = False
         while (now := time.monotonic()) < until:
             wake = min([until] + [at for at, _ in again.values() if at > now])
@@ -182,7 +186,7 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
             candidates = [t for t in browser.tables.values() if candidate(t)]
             if len({t.fingerprint for t in candidates}) > 1:
                 raise LobbyError(
-                    namesakes(name, candidates, "--host ADDR:PORT or --fingerprint KEY")
+                    namesakes(name, candidates, _("--host ADDR:PORT or --fingerprint KEY"))
                 )
             ready = sorted(filter(due, candidates), key=lambda t: (next_dial(t), t.where))
             if not ready:  # withdrawn meanwhile
@@ -190,19 +194,21 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
             info = ready[0]
             listing = _listing(info)
             if listing not in again:
-                say(f"found table {name!r} at {info.where}, timeout {info.timeout_text}")
+                found = _("found table {name!r} at {where}, timeout {timeout}")
+                say(found.format(name=name, where=info.where, timeout=info.timeout_text))
             try:
                 return await sit(info.address, info.port, info)
             except NotTheTable as exc:
                 given_up.add(listing)
-                why[listing] = str(exc)
-                say(f"{exc}; looking further")
+                why[listing] = describe(exc)
+                say(_("{error}; looking further").format(error=describe(exc)))
             except Unreachable as exc:
                 delays = again[listing][1] if listing in again else retry_delays()
                 delay = next(delays)
                 again[listing] = (time.monotonic() + delay, delays)
-                why[listing] = str(exc)
-                say(f"{exc}; dialling it again in {delay:.1f} s")
+                why[listing] = describe(exc)
+                dial_again = _("{error}; dialling it again in {seconds} s")
+                say(dial_again.format(error=describe(exc), seconds=f"{delay:.1f}"))
     raise LobbyError(_not_found(config, name, home, browser.tables.values(), why))
 
 
@@ -217,20 +223,35 @@ def _not_found(
     seen = sorted(seen, key=lambda t: (t.name.casefold(), t.address, t.port))
     chosen = _chosen(config, name)
     named = [t for t in seen if chosen(t)]
-    looked = f"within {config.wait:g} s (--wait SECONDS looks longer)"
+    seconds = f"{config.wait:g}"
     if any(m.name == name for m in list_tables(home)):
-        return (
-            f"table {name!r} is not open on the LAN, but it is an unfinished game of yours: "
-            f"`cfnet resume --table {name}` takes you back to it"
-        )
+        return _(
+            "table {name!r} is not open on the LAN, but it is an unfinished game of yours:"
+            " `cfnet resume --table {table}` takes you back to it"
+        ).format(name=name, table=name)
     if tried:
-        return f"no table {name!r} could be joined {looked}: " + "; ".join(tried.values())
+        return _(
+            "no table {name!r} could be joined within {seconds} s (--wait SECONDS looks longer):"
+            " {reasons}"
+        ).format(name=name, seconds=seconds, reasons="; ".join(tried.values()))
     if named:
         table = named[0]
         if table.refusal is not None:
             return table.refusal
-        return f"table {name!r} is full ({table.taken}/{table.seats} seats taken): host one"
+        full = _("table {name!r} is full ({taken}/{seats} seats taken): host one")
+        return full.format(name=name, taken=table.taken, seats=table.seats)
     others = ", ".join(f"{t.name!r} ({t.address}:{t.port})" for t in seen)
-    which = " at that --host or --fingerprint" if any(t.name == name for t in seen) else ""
-    listed = f"tables seen: {others}" if others else "no table is seen at all"
-    return f"no table {name!r}{which} is seen on the LAN {looked}; {listed}"
+    if any(t.name == name for t in seen):
+        missing = _(
+            "no table {name!r} at that --host or --fingerprint is seen on the LAN within"
+            " {seconds} s (--wait SECONDS looks longer); {listed}"
+        )
+    else:
+        missing = _(
+            "no table {name!r} is seen on the LAN within {seconds} s (--wait SECONDS looks"
+            " longer); {listed}"
+        )
+    listed = (
+        _("tables seen: {tables}").format(tables=others) if others else _("no table is seen at all")
+    )
+    return missing.format(name=name, seconds=seconds, listed=listed)

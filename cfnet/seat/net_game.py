@@ -29,11 +29,12 @@ from functools import partial
 from typing import TypeVar, cast
 
 from cfnet.disk.store import LOG_FILE, TableStore
-from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
 from cfnet.game.bots import Player
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView
-from cfnet.game.text import comeback_text, result_after_departure
+from cfnet.game.text import comeback_text, digits, result_after_departure
+from cfnet.lang import _, said
 from cfnet.net.faults import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.net.watch import Watchers
@@ -106,7 +107,7 @@ class NetGame:
         chaos: Chaos | None = None,
     ) -> None:
         if table.local is None or table.me is None:
-            raise LocalProtocolError("a network game needs a local seat")
+            raise LocalProtocolError("a network game needs a local seat")  # untranslated: a bug
         self.identity = identity
         self.table = table
         self.store = store
@@ -206,7 +207,7 @@ class NetGame:
             with self._table_lock:
                 self.table.choose(move)
         except LocalProtocolError as exc:
-            raise IllegalMoveError(str(exc)) from None
+            raise IllegalMoveError(*exc.args) from None
         self._wake.set()
 
     def ready(self) -> None:
@@ -273,7 +274,7 @@ class NetGame:
         """Post nothing (no move, no timeout claim) until a peer has told us its chain and we
         hold its head; give up after `seconds` (a resumed seat must not play on alone)."""
         self._waits.hold(seconds, time.monotonic())
-        self._emit(Notice("resumed: waiting for a peer to give us the chain as it stands now"))
+        self._emit(Notice(_("resumed: waiting for a peer to give us the chain as it stands now")))
 
     def replay(self, entries: Sequence[Entry]) -> None:
         """Feed back the entries saved before a restart by `cfnet resume` (those after the
@@ -397,7 +398,7 @@ class NetGame:
         if not linked:
             return  # at the next delivery, or the next look
         if request != self._asked:
-            self._emit(Notice("asking to be dealt in again when the next round starts"))
+            self._emit(Notice(_("asking to be dealt in again when the next round starts")))
         elif linked <= self._asked_to and now < self._asked_at + ASK_AGAIN:
             return
         self._asked, self._asked_to, self._asked_at = request, linked, now
@@ -464,17 +465,24 @@ class NetGame:
                 self._emit(event)
             elif isinstance(event, FaultFound):
                 fault = event.fault
-                text = f"{self._who(fault.seat)} {fault.detail} ({fault.code})"
+                text = _("{name} {detail} ({code})").format(
+                    name=self._who(fault.seat), detail=fault.detail, code=fault.code
+                )
                 self._emit(Notice(text, fault=True))
             elif isinstance(event, Aborted):
                 fault = event.fault
-                text = f"{self._who(fault.seat)} {fault.detail}"
-                if fault.code != RESIGN:
-                    text += f" ({fault.code}); abort signed by {self._who(event.by)}"
+                values = {"name": self._who(fault.seat), "detail": fault.detail}
+                text = (
+                    _("{name} {detail}").format(**values)
+                    if fault.code == RESIGN
+                    else _("{name} {detail} ({code}); abort signed by {by}").format(
+                        code=fault.code, by=self._who(event.by), **values
+                    )
+                )
                 self.result = GameAborted(text)
             elif isinstance(event, SeatLeft):
                 if event.fault.seat != self.table.me:
-                    self._emit(Notice(event.describe(self._whos())))
+                    self._emit(Notice(said(event.describe(self._whos()))))
                     continue
                 self.departure = event
                 left = self._left()
@@ -485,22 +493,25 @@ class NetGame:
             elif isinstance(event, SeatReturned):
                 if event.seat == self.table.me:
                     self._rejoin = False  # back: should it leave again, that is for good
-                self._emit(Notice(event.describe(self._whos())))
+                self._emit(Notice(said(event.describe(self._whos()))))
             elif isinstance(event, ProofHeld | Disqualified | LateProof):  # a proof of cheating
-                self._emit(Notice(event.describe(self._whos()), fault=True))  # rewinds nothing
+                self._emit(
+                    Notice(said(event.describe(self._whos())), fault=True)
+                )  # rewinds nothing
                 if isinstance(event, ProofHeld):  # every seat must hold it: the seat due posts it
                     for wire in event.fault.evidence["entries"]:
                         self.mesh.post(wire)
             elif isinstance(event, VoteCast):
-                self._emit(Notice(event.describe(self._whos())))
+                self._emit(Notice(said(event.describe(self._whos()))))
                 self._send_vote(cast=True)
             elif isinstance(event, Stalled):
                 self._stalled = True
-                self.result = GameAborted(event.describe(self._whos()))
+                self.result = GameAborted(said(event.describe(self._whos())))
             elif isinstance(event, GameOver):
                 if isinstance(self.result, GameLeft):  # a departure; the result stands
                     why = result_after_departure(self.table.game)
-                    self._emit(Notice(f"{self.result.reason}: {why}"))
+                    text = _("{reason}: {why}").format(reason=self.result.reason, why=said(why))
+                    self._emit(Notice(text))
                 self.result = event
 
     def _emit(self, event: SessionEvent) -> None:
@@ -510,7 +521,9 @@ class NetGame:
             self._follow(self, event)
 
     def _who(self, seat: int) -> str:
-        return f"seat {seat} ({self.table.seats[seat].name})"
+        return _("seat {number} ({name})").format(
+            number=digits(seat), name=self.table.seats[seat].name
+        )
 
     def _whos(self) -> list[str]:
         return [self._who(s) for s in range(self.table.players)]
@@ -521,12 +534,14 @@ class NetGame:
         if self.table.removed:
             assert departure is not None
             text = departure.describe(self._whos())
-            return GameLeft(f"you were removed from the game: {text}", "were removed from", None)
+            removed = _("you were removed from the game: {why}").format(why=said(text))
+            return GameLeft(removed, "were removed from", None)
         if departure is None:
-            return GameLeft("you left the game", "left", comeback_text(name))
+            return GameLeft(_("you left the game"), "left", comeback_text(name))
         text = departure.describe(self._whos())
         how = "resigned from" if departure.fault.code == RESIGN else "were timed out of"
-        return GameLeft(f"you left the game: {text}", how, comeback_text(name))
+        left = _("you left the game: {why}").format(why=said(text))
+        return GameLeft(left, how, comeback_text(name))
 
     def _next_wakeup(self) -> float | None:
         """When to look again: the table's next deadline, a hold, whom we are waiting for, or
@@ -579,7 +594,8 @@ class NetGame:
             self._fail(exc)
         self.store.close()
         if self._fatal is not None:
-            self._emit(GameAborted(f"this peer stopped: {self._fatal}", str(self._fatal)))
+            stopped = _("this peer stopped: {why}").format(why=describe(self._fatal))
+            self._emit(GameAborted(stopped, str(self._fatal)))
             return 1
         if self.result is not None:
             self._emit(self.result)

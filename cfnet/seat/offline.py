@@ -15,6 +15,7 @@ from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView, Round
 from cfnet.game.rules import RuleOptions
 from cfnet.game.tiles import Tile
+from cfnet.lang import _
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import SessionEvent, Wait
 
@@ -103,13 +104,13 @@ class OfflineSession:
     def submit(self, move: Move) -> None:
         game_round = self._round
         if game_round is None or game_round.is_over:
-            raise IllegalMoveError("no round is being played: wait for the next deal")
+            raise IllegalMoveError(_("no round is being played: wait for the next deal"))
         drawn = game_round.apply(move, self._seat)
         self._record(self._seat, move, drawn)
 
     def ready(self) -> None:
         if not self._awaiting_ready:
-            raise IllegalMoveError("the round is not over yet: play on")
+            raise IllegalMoveError(_("the round is not over yet: play on"))
         self._awaiting_ready = False
         self._deal()
 

@@ -16,6 +16,7 @@ from typing import Any
 from cfnet.disk.store import keep_spare_descriptors
 from cfnet.errors import UsageError, describe, exit_status
 from cfnet.game.bots import BOT_STRATEGIES
+from cfnet.lang import _
 from cfnet.net.faults import chaos_from_env
 from cfnet.seat.config import PeerConfig
 from cfnet.seat.loop_probe import probe_from_env
@@ -31,8 +32,10 @@ def setup(peer: PeerConfig) -> None:
     keep_spare_descriptors()
     if peer.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError(
-            "a person's seat needs a terminal for the game screen; "
-            f"give --strategy {'|'.join(BOT_STRATEGIES)} for a computer seat"
+            _(
+                "a person's seat needs a terminal for the game screen; give --strategy"
+                " {strategies} for a computer seat"
+            ).format(strategies="|".join(BOT_STRATEGIES))
         )
 
 
@@ -68,7 +71,8 @@ def log_file(home: Path, verbose: bool = False) -> Iterator[None]:
         root.setLevel(level)
         handler.close()
         if path.stat().st_size > size:
-            print(f"cfnet: messages were logged in {path}", file=sys.stderr, flush=True)
+            logged = _("cfnet: messages were logged in {file}").format(file=path)
+            print(logged, file=sys.stderr, flush=True)
 
 
 async def drain(timeout: float = 1.0) -> None:
@@ -120,14 +124,16 @@ def run_loop(main: Coroutine[Any, Any, int]) -> int:
 def interrupted(command: str, stop: KeyboardInterrupt) -> int:
     """Say how the command was stopped; 130 for Ctrl-C, 128 + N for signal N."""
     if isinstance(stop, Stopped):
-        how, code = f"stopped by {signal_name(stop.signum)}", 128 + stop.signum
+        line = _(
+            "cfnet {command}: stopped by {signal} (a game under way goes on with `cfnet resume`)"
+        ).format(command=command, signal=signal_name(stop.signum))
+        code = 128 + stop.signum
     else:
-        how, code = "interrupted", 130
-    print(
-        f"cfnet {command}: {how} (a game under way goes on with `cfnet resume`)",
-        file=sys.stderr,
-        flush=True,
-    )
+        line = _(
+            "cfnet {command}: interrupted (a game under way goes on with `cfnet resume`)"
+        ).format(command=command)
+        code = 130
+    print(line, file=sys.stderr, flush=True)
     return code
 
 

@@ -19,6 +19,7 @@ from cfnet.disk.store import (
     table_dir,
 )
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.lang import _, ngettext
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
@@ -60,24 +61,51 @@ def _pick_table(home: Path, wanted: str | None) -> TableMeta:
     if len(tables) == 1:
         return tables[0]
     if tables:
-        match = f"match {wanted!r}" if wanted else "are kept"
+        several = (
+            ngettext(
+                "{count} unfinished table matches {wanted!r} in {home}: {tables}; name one with"
+                " --table NAME|ID",
+                "{count} unfinished tables match {wanted!r} in {home}: {tables}; name one with"
+                " --table NAME|ID",
+                len(tables),
+            )
+            if wanted
+            else ngettext(
+                "{count} unfinished table is kept in {home}: {tables}; name one with --table"
+                " NAME|ID",
+                "{count} unfinished tables are kept in {home}: {tables}; name one with --table"
+                " NAME|ID",
+                len(tables),
+            )
+        )
         raise LocalProtocolError(
-            f"{len(tables)} unfinished tables {match} in {home}: {_tables(tables)}; "
-            "name one with --table NAME|ID"
+            several.format(count=len(tables), wanted=wanted, home=home, tables=_tables(tables))
         )
     if wanted is None:
-        raise LocalProtocolError(f"no unfinished table in {home}: nothing to resume")
-    others = f"unfinished: {_tables(unfinished)}" if unfinished else "no table is unfinished"
+        nothing = _("no unfinished table in {home}: nothing to resume")
+        raise LocalProtocolError(nothing.format(home=home))
+    others = (
+        _("unfinished: {tables}").format(tables=_tables(unfinished))
+        if unfinished
+        else _("no table is unfinished")
+    )
     finished = [m for m in every if matches(m)]
     if finished:
         log_path = table_dir(home, finished[0].table_id) / LOG_FILE
         result = summarize(finished[0], log_path).result()
-        shown = "" if result == "unfinished" else f" ({result})"  # a log cut short
-        raise LocalProtocolError(
-            f"table {wanted!r} is finished{shown}: nothing to resume (its log: {log_path});"
-            f" {others}"
+        ended = (
+            _("table {name!r} is finished: nothing to resume (its log: {log}); {others}")
+            if result == _("unfinished")  # a log cut short
+            else _(
+                "table {name!r} is finished ({result}): nothing to resume (its log: {log});"
+                " {others}"
+            )
         )
-    raise LocalProtocolError(f"no table {wanted!r} in {home}; {others}")
+        raise LocalProtocolError(
+            ended.format(name=wanted, result=result, log=log_path, others=others)
+        )
+    missing = _("no table {name!r} in {home}; {others}")
+    raise LocalProtocolError(missing.format(name=wanted, home=home, others=others))
 
 
 def _tables(tables: list[TableMeta]) -> str:
@@ -91,7 +119,9 @@ async def _resume(
     try:
         saved = store.load()
         if not saved.entries:
-            raise StoreError(f"table {meta.name!r} has no saved entries to resume from")
+            raise StoreError(
+                _("table {name!r} has no saved entries to resume from").format(name=meta.name)
+            )
         if saved.secrets is None:
             local = LocalSeat(identity, meta.seat)
         else:
@@ -100,11 +130,13 @@ async def _resume(
         table.returned()
         game = make_game(peer, identity, table, store, front)
         game.replay(saved.entries[1:])
-        print(
-            f"resuming table {meta.name!r} as seat {meta.seat}: {len(saved.entries)} entries on "
-            "disk",
-            flush=True,
+        count = len(saved.entries)
+        resuming = ngettext(
+            "resuming table {name!r} as seat {seat}: {count} entry on disk",
+            "resuming table {name!r} as seat {seat}: {count} entries on disk",
+            count,
         )
+        print(resuming.format(name=meta.name, seat=meta.seat, count=count), flush=True)
         port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
         await game.listen(peer.interface or ANY, port)
         game.set_addresses(meta.addresses)

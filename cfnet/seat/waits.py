@@ -5,7 +5,8 @@ and it holds that chain's head, so that it never plays on alone (`Waits.holding`
 
 from __future__ import annotations
 
-from cfnet.game.text import waiting_text
+from cfnet.game.text import digits, waiting_text
+from cfnet.lang import _
 from cfnet.net.mesh import Mesh
 from cfnet.protocol.table import Table
 from cfnet.seat.session import Wait
@@ -48,8 +49,10 @@ class Waits:
             return False
         if now >= self._hold_until:
             raise HoldExpired(
-                "no peer gave us the chain in time; nothing was posted (run cfnet resume "
-                "again when a peer is back)"
+                _(
+                    "no peer gave us the chain in time; nothing was posted (run cfnet resume"
+                    " again when a peer is back)"
+                )
             )
         return True
 
@@ -63,9 +66,11 @@ class Waits:
             return None
         self._said = True
         wait = self.current(now)
-        who = f"seat {awaited} ({table.seats[awaited].name})"
+        who = _("seat {number} ({name})").format(
+            number=digits(awaited), name=table.seats[awaited].name
+        )
         if wait is None:
-            return f"waiting for {who}"
+            return _("waiting for {name}").format(name=who)
         return waiting_text(who, wait.left, wait.link_down)
 
     def next_wakeup(self, now: float) -> float | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from cfnet.disk.language import remember_language
+from cfnet.errors import describe
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import WIDTH, columns, digits, escaped, fit, pad, rounds_text
@@ -383,7 +384,7 @@ class BrowserScreen(Page):
                 options = options.with_assignment(item)
             options.check(self._form.seats)
         except RuleOptionError as exc:
-            raise ValueError(str(exc)) from None
+            raise ValueError(describe(exc)) from None
         self._form = replace(self._form, rules=tuple(text.split()))
         self.ask(
             Question(

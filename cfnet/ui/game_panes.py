@@ -38,7 +38,7 @@ from cfnet.game.text import (
     waiting_text,
     winner_text,
 )
-from cfnet.lang import N_, _, isolate, isolate_name, language, ngettext
+from cfnet.lang import N_, _, isolate, isolate_name, language, ngettext, pgettext
 from cfnet.lang.typed import translated_commands
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameLeft, GameSession, Notice, SessionEvent
@@ -279,7 +279,10 @@ class GamePanes:
         spare = height - fixed - MAIN_ROWS
         log: list[Line] = []
         if self.panel is None and spare >= 2:  # a title and at least one event
-            log = [rule("events", width), *self._recent(width, min(LOG_ROWS, spare - 1))]
+            log = [
+                rule(pgettext("heading", "events"), width),
+                *self._recent(width, min(LOG_ROWS, spare - 1)),
+            ]
         rows = height - fixed - len(log)
         lines = self._main_lines(width)
         top_row = self._clamp(len(lines), rows - 1) if len(lines) > rows else 0

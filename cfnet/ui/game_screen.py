@@ -31,6 +31,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
+from cfnet.errors import describe
 from cfnet.game.expert_bot import HINT_THINK, ExpertBot
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.lang import _
@@ -144,7 +145,7 @@ class GameScreen(GamePanes):
         try:
             session.submit(parsed)
         except IllegalMoveError as error:  # the session knows more than the parser
-            self.feedback = ("class:error", f"✗ {error}")
+            self.feedback = ("class:error", f"✗ {describe(error)}")
             return
         self.panel = None
         self.feedback = ("", "")  # the move shows in the events

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cfnet.disk.store import load_identity, prepare_home
-from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
+from cfnet.lang import _
 from cfnet.net.discovery import Discovery
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat.config import HostConfig, JoinConfig, PeerConfig
@@ -52,7 +53,7 @@ class LanClient:
         identity = load_identity(home)
         peer = PeerConfig(home=home, interface=settings.interface, player=settings.name)
         player = player_name(peer, identity)
-        note = ("class:info", f"Your key: {fingerprint(identity.public)}")
+        note = ("class:info", _("Your key: {key}").format(key=fingerprint(identity.public)))
         while True:
             async with Discovery(settings.interface) as discovery:
                 self.browser = BrowserScreen(
@@ -64,9 +65,9 @@ class LanClient:
             try:
                 return await self._sit(choice, peer, home, identity)
             except LeftTable:
-                note = ("class:info", "You left the table.")
+                note = ("class:info", _("You left the table."))
             except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
-                note = ("class:error", f"✗ {exc}")
+                note = ("class:error", f"✗ {describe(exc)}")
             finally:
                 self.seat = None
 
@@ -100,17 +101,35 @@ class LanClient:
             return await host(config, options, home, identity, self.seat)
         join = JoinConfig(peer, connect=choice.address, code=choice.code)
         if choice.found is not None:
-            title = f"table {choice.found.name!r}"
+            title = _("table {name!r}").format(name=choice.found.name)
         else:
             assert choice.address is not None
-            title = f"table at {choice.address[0]}:{choice.address[1]}"
+            address, port = choice.address
+            title = _("table at {host}:{port}").format(host=address, port=port)
         timeout = None if choice.found is None else choice.found.timeout
         self.seat = SeatScreens(self.terminal, title, timeout=timeout)
         if choice.found is not None:
             found = choice.found
-            code = ", join code given" if choice.code else ""
+            joining = (
+                _(
+                    "joining {name!r} at {address}:{port}, host {host} ({key}): {seats} seats,"
+                    " {rules}, join code given"
+                )
+                if choice.code
+                else _(
+                    "joining {name!r} at {address}:{port}, host {host} ({key}): {seats} seats,"
+                    " {rules}"
+                )
+            )
             self.seat.say(
-                f"joining {found.name!r} at {found.address}:{found.port}, host {found.host} "
-                f"({found.fingerprint}): {found.seats} seats, {found.rules.describe()}{code}"
+                joining.format(
+                    name=found.name,
+                    address=found.address,
+                    port=found.port,
+                    host=found.host,
+                    key=found.fingerprint,
+                    seats=found.seats,
+                    rules=found.rules.describe(),
+                )
             )
         return await join_table(join, home, identity, self.seat, choice.found)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Sequence
 
 from cfnet.game.text import round_start, seat_name, shown_sentence
+from cfnet.lang import _, ngettext, word_list
 from cfnet.net.lobby import LobbyEvent, Seating
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver, RoundScored, RoundStarted
@@ -53,29 +54,43 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
     whom it waits for, the end (with where the log is, and that it verified)."""
 
     def who(seat: int) -> str:
-        return f"seat {seat} ({seat_name(game.names, seat)})"
+        return _("seat {number} ({name})").format(number=seat, name=seat_name(game.names, seat))
 
-    saved = f"log saved: {game.log_path} ({len(game.table.entries)} entries)"
+    count = len(game.table.entries)
+    saved = ngettext(
+        "log saved: {file} ({count} entry)", "log saved: {file} ({count} entries)", count
+    ).format(file=game.log_path, count=count)
     if isinstance(event, RoundStarted):
         return [round_start(event.round_number, who(event.starter))]
     if isinstance(event, RoundScored):
         scores, totals = list(event.scores), list(event.totals)
-        return [f"round {event.round_number}: scores {scores}, totals {totals}"]
+        scored = _("round {number}: scores {scores}, totals {totals}")
+        return [scored.format(number=event.round_number, scores=scores, totals=totals)]
     if isinstance(event, Notice):
-        return [f"fault: {event.text}" if event.fault else event.text]
+        return [_("fault: {text}").format(text=event.text) if event.fault else event.text]
     if isinstance(event, GameLeft):
         return [event.reason, saved]
     if isinstance(event, GameAborted):
         if event.failure is not None:
-            return [f"stopped: {event.failure}"]
-        return [f"game aborted: {event.reason}", saved]
+            return [_("stopped: {reason}").format(reason=event.failure)]
+        return [_("game aborted: {reason}").format(reason=event.reason), saved]
     if isinstance(event, GameOver):
-        winners = " and ".join(who(s) for s in event.winners)
-        game_kind = "a complete" if game.table.game.is_over else "an early-ended"
-        return [
-            f"game over: totals {list(event.totals)}; winner: {winners}",
-            saved,
-            f"verified: the log is {game_kind}, valid game (every signature, shuffle, key, "
-            "move and round audit checked as it came)",
-        ]
+        over = ngettext(
+            "game over: totals {totals}; winner: {names}",
+            "game over: totals {totals}; winners: {names}",
+            len(event.winners),
+        )
+        winners = word_list([who(s) for s in event.winners])
+        verified = (
+            _(
+                "verified: the log is a complete, valid game (every signature, shuffle, key,"
+                " move and round audit checked as it came)"
+            )
+            if game.table.game.is_over
+            else _(
+                "verified: the log is an early-ended, valid game (every signature, shuffle,"
+                " key, move and round audit checked as it came)"
+            )
+        )
+        return [over.format(totals=list(event.totals), names=winners), saved, verified]
     return []

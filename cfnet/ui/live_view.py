@@ -14,12 +14,15 @@ from cfnet.game.moves import IllegalMoveError, Play
 from cfnet.game.rules import RuleOptions
 from cfnet.game.text import (
     ROUND_AUDIT,
+    columns,
     describe_end,
     kept_text,
     move_text,
+    pad,
     render_board,
     round_start,
 )
+from cfnet.lang import _, ngettext, pgettext
 from cfnet.protocol.events import MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameLeft, Notice, SessionEvent
 
@@ -27,11 +30,11 @@ RECENT = 4  # moves shown under the board
 
 
 def _tiles(count: int) -> str:
-    return f"{count:>2} tile{'' if count == 1 else 's'}"
+    return ngettext("{count} tile", "{count} tiles", count).format(count=f"{count:>2}")
 
 
 def _points(count: int) -> str:
-    return f"{count:>3} point{'' if count == 1 else 's'}"
+    return ngettext("{count} point", "{count} points", count).format(count=f"{count:>3}")
 
 
 class LiveView:
@@ -91,7 +94,7 @@ class LiveView:
         elif isinstance(event, Notice):
             self._note(event.text)
         elif isinstance(event, GameAborted):
-            self.say(f"game aborted: {event.reason}")
+            self.say(_("game aborted: {reason}").format(reason=event.reason))
         elif isinstance(event, GameLeft):
             self.say(event.reason)
 
@@ -110,8 +113,10 @@ class LiveView:
         with contextlib.suppress(IllegalMoveError):  # the table checked it already
             public.apply_public(move, event.seat)
         text = move_text(self.who(event.seat), move, event.drawn)
-        left = f", {public.hand_counts[event.seat]} left" if isinstance(move, Play) else ""
-        self._note(text + left)
+        if isinstance(move, Play):
+            left = public.hand_counts[event.seat]
+            text = _("{move}, {count} left").format(move=text, count=left)
+        self._note(text)
 
     def _frame(self) -> None:
         """Redraw the live frame over the previous one (terminal only)."""
@@ -119,19 +124,32 @@ class LiveView:
         if not self.frames or public is None:
             return
         size = shutil.get_terminal_size()
+        head = _("round {number} of {rounds} | centre {centre} | yard {yard} ({drawable} drawable)")
         rows = [
-            f"round {public.round_number} of {self.rounds} | centre {public.centre} | "
-            f"yard {public.yard_count} ({public.drawable} drawable)"
+            head.format(
+                number=public.round_number,
+                rounds=self.rounds,
+                centre=public.centre,
+                yard=public.yard_count,
+                drawable=public.drawable,
+            )
         ]
         for seat, name in enumerate(self.names):
             mark = ">" if seat == public.turn and not public.is_over else " "
-            mine = "  (this process's seat)" if seat == self.me else ""
-            held = _tiles(public.hand_counts[seat]) if seat in public.seated else "left    "
-            rows.append(f" {mark} {name:<6} {held}   total {self.totals[seat]:>3}{mine}")
+            held = _tiles(public.hand_counts[seat])
+            if seat not in public.seated:
+                held = pad(pgettext("a seat that left", "left"), columns(_tiles(0)))
+            total = _("total {points}").format(points=f"{self.totals[seat]:>3}")
+            row = f" {mark} {pad(name, 6)} {held}   {total}"
+            rows.append(row + "  " + _("(this process's seat)") if seat == self.me else row)
         board = render_board(public).splitlines()
         room = max(3, size.lines - 1 - len(rows) - RECENT)
         if len(board) > room:
-            board = [*board[: room - 1], f"... {len(board) - room + 1} more rows of the board"]
+            more = len(board) - room + 1
+            rest = ngettext(
+                "... {count} more row of the board", "... {count} more rows of the board", more
+            )
+            board = [*board[: room - 1], rest.format(count=more)]
         rows += board + [f"  {text}" for text in self.recent]
         cut = [row[: size.columns - 1] for row in rows]
         up = f"\x1b[{self._drawn}F" if self._drawn else ""
@@ -143,19 +161,17 @@ class LiveView:
         self.totals = event.totals
         public = self.public
         if public is not None and not self.frames:
-            self.say(f"the board at the end of round {event.round_number}:")
+            self.say(_("the board at the end of round {number}:").format(number=event.round_number))
             self.say(render_board(public))
         self._frame()
-        self.say(
-            f"round {event.round_number} over: "
-            f"{describe_end(event.end_reason, event.went_out, self.names)}"
-        )
+        end = describe_end(event.end_reason, event.went_out, self.names)
+        self.say(_("round {number} over: {end}").format(number=event.round_number, end=end))
         width = max(len(n) for n in self.names)
         for seat, hand in enumerate(event.left):
             shown = kept_text(hand, seat in event.seated, 1 << 16)
-            self.say(
-                f"  {self.names[seat]:<{width}}  {_points(event.scores[seat])} "
-                f"(total {event.totals[seat]:>3})  {shown}"
-            )
+            total = _("(total {points})").format(points=f"{event.totals[seat]:>3}")
+            name = pad(self.names[seat], width)
+            self.say(f"  {name}  {_points(event.scores[seat])} {total}  {shown}")
         if self.audited:
-            self.say(f"  round {event.round_number} verified: {ROUND_AUDIT}")
+            verified = _("round {number} verified: {how}")
+            self.say("  " + verified.format(number=event.round_number, how=_(ROUND_AUDIT)))

@@ -14,11 +14,12 @@ from typing import NoReturn
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
+from cfnet.errors import describe
 from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Pass, Play, parse_move, play
 from cfnet.game.round import PlayerView
 from cfnet.game.text import seat_name
 from cfnet.game.tiles import Tile, TileParseError
-from cfnet.lang import N_, _, isolate
+from cfnet.lang import N_, _, isolate, said
 from cfnet.lang.formatting import or_list
 from cfnet.lang.typed import normalise, translated_commands
 
@@ -168,7 +169,7 @@ def _tile_move(
                 )
             )
         if tile in view.hand and view.drawn in (None, tile):
-            requirement = view.public.requirement()
+            requirement = said(view.public.requirement())
             raise InputError(
                 _("{tile} fits no open end: {requirement}; {choose}").format(
                     tile=isolate(tile.label), requirement=requirement, choose=choose
@@ -185,7 +186,8 @@ def _refuse(move: Move, view: PlayerView, choose: str) -> NoReturn:
     try:
         view.check(move)
     except IllegalMoveError as error:
-        raise InputError(_("{error}; {choose}").format(error=error, choose=choose)) from None
+        why = describe(error)
+        raise InputError(_("{error}; {choose}").format(error=why, choose=choose)) from None
     raise AssertionError(f"{move} passes the checks but is not a legal move")
 
 

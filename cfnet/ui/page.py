@@ -19,8 +19,9 @@ from prompt_toolkit.layout.processors import BeforeInput, ConditionalProcessor, 
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.styles import DynamicStyle, Style
 
-from cfnet.errors import LocalProtocolError
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.text import SENTENCE_CHARS, WIDTH, escaped, fit, pad, shown_sentence
+from cfnet.lang import pgettext
 from cfnet.ui.styles import (
     COLOUR,
     MIN_COLUMNS,
@@ -126,7 +127,7 @@ class Page:
             try:
                 self.command(text.strip())
             except (ValueError, LocalProtocolError) as exc:
-                self.error(str(exc))
+                self.error(describe(exc))
             return False
         answer = text.strip() or question.default
         try:
@@ -135,7 +136,7 @@ class Page:
             question.answer(answer)
         except (ValueError, LocalProtocolError) as exc:
             self.question = question  # ask again
-            self.error(str(exc))
+            self.error(describe(exc))
         return False
 
     def _keys(self) -> KeyBindings:
@@ -213,7 +214,10 @@ class Page:
         spare = height - 1 - len(feedback) - BODY_ROWS
         log: list[Line] = []
         if spare >= 2:  # a rule and at least one message
-            log = [rule("messages", width), *self._recent(width, min(LOG_ROWS, spare - 1))]
+            log = [
+                rule(pgettext("heading", "messages"), width),
+                *self._recent(width, min(LOG_ROWS, spare - 1)),
+            ]
         rows = max(1, height - 1 - len(feedback) - len(log))
         lines, focus = self.body(width)
         if len(lines) > rows and focus >= 0:

@@ -21,7 +21,7 @@ from cfnet.game.text import (
     shown_sentence,
     winner_text,
 )
-from cfnet.lang import _, ngettext
+from cfnet.lang import _, ngettext, said
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import Table
 from cfnet.protocol.verify import Verdict
@@ -53,7 +53,7 @@ def verdict_line(verdict: Verdict) -> str:
         if verdict.table.game.is_over:
             return _("valid: a complete game; every signature, shuffle, key and move checked")
         return _("valid: a game ended early (note); every signature, shuffle, key and move checked")
-    problem = shown_sentence(verdict.problem)
+    problem = shown_sentence(said(verdict.problem))
     if verdict.blamed is not None:
         return _("INVALID: {problem}").format(problem=problem)
     if verdict.damaged:
@@ -84,7 +84,7 @@ def verify_report(verdict: Verdict) -> list[str]:
         ),
         entries.format(rules=table.options.describe(), count=digits(verdict.entries)),
     ]
-    lines += verdict.departures
+    lines += [said(line) for line in verdict.departures]
     for scored in verdict.rounds:
         end = describe_end(scored.end_reason, scored.went_out, names)
         lines.append(_("round {number}: {why}").format(number=digits(scored.round_number), why=end))
@@ -102,16 +102,16 @@ def verify_report(verdict: Verdict) -> list[str]:
         lines += [removed.format(name=seats[s]) for s in verdict.removed]
     if verdict.finished and not verdict.ok and verdict.blamed is None:
         but = _("the game is complete and valid, but {problem}")
-        lines.append(but.format(problem=verdict.problem))
+        lines.append(but.format(problem=said(verdict.problem)))
     else:
         lines.append(verdict_line(verdict))
     if verdict.note:
-        lines.append(_("note: {note}").format(note=verdict.note))
-    lines += [_("note: {note}").format(note=late) for late in verdict.late]
+        lines.append(_("note: {note}").format(note=said(verdict.note)))
+    lines += [_("note: {note}").format(note=said(late)) for late in verdict.late]
     if not verdict.ok:
         lines += _fault_lines(verdict, named)
     if verdict.after:
-        lines.append(_("after that: {what}").format(what=verdict.after))
+        lines.append(_("after that: {what}").format(what=said(verdict.after)))
     return [shown_sentence(line) for line in lines]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.text import escaped, render_board
+from cfnet.lang import _
 from cfnet.protocol.table import MAX_ABORT_ENTRY
 from cfnet.protocol.verify import Lookahead
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
@@ -63,7 +64,9 @@ class Spectator:
         try:
             entry = decode_entry(wire)
         except MalformedEntry as error:
-            raise WatchError(f"a malformed entry: {escaped(error.reason)}") from None
+            raise WatchError(
+                _("a malformed entry: {reason}").format(reason=escaped(error.reason))
+            ) from None
         self.take_entry(entry)
 
     def take_entry(self, entry: Entry) -> None:
@@ -71,12 +74,14 @@ class Spectator:
         timeline = self.timeline
         if timeline is None:
             if entry.seq != 0 or (self._table_id not in (None, entry.table_id)):
-                raise WatchError("the chain does not start with this table's entry")
+                raise WatchError(_("the chain does not start with this table's entry"))
             try:
                 self.timeline = Timeline(entry.wire)
             except PeerProtocolError as error:
                 reason = escaped(error.reason)  # it may quote the entry
-                raise WatchError(f"entry 0 is not a valid table: {reason}") from None
+                raise WatchError(
+                    _("entry 0 is not a valid table: {reason}").format(reason=reason)
+                ) from None
             for line in self._header():
                 self._line(line)
             return
@@ -101,10 +106,11 @@ class Spectator:
             assert self.timeline is not None
             rounds = self.timeline.rounds
             for n in dropped:
-                self._line(
-                    f"\n== an abort replaced the chain from entry {seq} on: the result of round "
-                    f"{rounds[n].round_number} shown above does not count"
+                replaced = _(
+                    "an abort replaced the chain from entry {seq} on: the result of round"
+                    " {number} shown above does not count"
                 )
+                self._line("\n== " + replaced.format(seq=seq, number=rounds[n].round_number))
             self._rebuild()
         timeline = self.timeline
         assert timeline is not None
@@ -130,12 +136,16 @@ class Spectator:
         assert self.timeline is not None
         table = self.timeline.table
         names = self.timeline.names  # escaped: a peer chose them
-        lines = [
-            f"table {escaped(table.name)!r}: {table.options.describe()}; the seats and their keys:"
-        ]
+        head = _("table {name!r}: {rules}; the seats and their keys:")
+        lines = [head.format(name=escaped(table.name), rules=table.options.describe())]
         for seat, info in enumerate(table.seats):
-            host = " (the host)" if seat == 0 else ""
-            lines.append(f"  seat {seat}: {names[seat]} {fingerprint(info.key)}{host}")
+            line = (
+                _("seat {number}: {name} {key} (the host)")
+                if seat == 0
+                else _("seat {number}: {name} {key}")
+            )
+            key = fingerprint(info.key)
+            lines.append("  " + line.format(number=seat, name=names[seat], key=key))
         return lines
 
     def _line(self, text: str) -> None:
@@ -151,7 +161,10 @@ class Spectator:
             self._line(prefix + timeline.describe(position))
         self._shown = len(timeline.positions)
         for scored in timeline.rounds[self._scored :]:
-            names = [f"seat {s} ({n})" for s, n in enumerate(timeline.names)]
+            names = [
+                _("seat {number} ({name})").format(number=s, name=n)
+                for s, n in enumerate(timeline.names)
+            ]
             for line in scored_lines(scored, names, timeline.table):
                 self._line(line)
         self._scored = len(timeline.rounds)
@@ -160,10 +173,10 @@ class Spectator:
         """The last board, then `cfnet verify`'s report on the chain taken."""
         timeline = self.timeline
         if timeline is None:
-            return ["no table entry was received"]
+            return [_("no table entry was received")]
         lines = []
         if timeline.positions:
-            lines = ["final board:", render_board(timeline.positions[-1].public)]
+            lines = [_("final board:"), render_board(timeline.positions[-1].public)]
         return lines + verify_report(timeline.verdict())
 
 

@@ -17,12 +17,13 @@ from cfnet.game.text import (
     Row,
     board_rows,
     columns,
+    digits,
     escaped,
     plain,
     wrap_words,
     wrapped,
 )
-from cfnet.lang import language
+from cfnet.lang import _, language
 from cfnet.lang.bidi import marks_lines, screen_line, terminal_line
 
 Line = StyleAndTextTuples
@@ -111,11 +112,11 @@ def _in_order(row: Line, width: int) -> Line:
 
 def too_small(width: int, height: int, need_width: int, need_height: int) -> list[Line]:
     """What a screen shows in a terminal smaller than it needs (its size: width x height)."""
-    text = (
-        f"This screen needs a terminal of at least {need_width} columns and {need_height} rows;"
-        f" this one has {width} columns and {height} rows. Make the window larger, or the font"
+    text = _(
+        "This screen needs a terminal of at least {need_width} columns and {need_height} rows;"
+        " this one has {width} columns and {height} rows. Make the window larger, or the font"
         " smaller."
-    )
+    ).format(need_width=need_width, need_height=need_height, width=width, height=height)
     return [[("class:error", row)] for row in wrapped(text, width)]
 
 
@@ -127,7 +128,9 @@ def scrolled(lines: list[Line], rows: int, top: int, keys: str) -> tuple[list[Li
     rows = max(1, rows - 1)
     top = max(0, min(top, len(lines) - rows))
     below = len(lines) - top - rows
-    note = f"  ({top} rows above, {below} below: {keys} scroll)"
+    note = "  " + _("({above} rows above, {below} below: {keys} scroll)").format(
+        above=digits(top), below=digits(below), keys=keys
+    )
     return [*lines[top : top + rows], [("class:more", note)]], top
 
 

@@ -24,6 +24,7 @@ from cfnet.game.text import (
     WIDTH,
     columns,
     describe_end,
+    digits,
     fit,
     kept_text,
     pad,
@@ -31,6 +32,7 @@ from cfnet.game.text import (
     shown_sentence,
     who_plays,
 )
+from cfnet.lang import N_, _, pgettext
 from cfnet.review.timeline import Position, Timeline
 from cfnet.ui.move_input import sorted_hand
 from cfnet.ui.styles import (
@@ -49,7 +51,7 @@ from cfnet.ui.styles import (
 
 MOVE_ROWS = 5
 MIN_ROWS = 20
-KEYS = "←→ move · PgUp/PgDn deal · Home/End · h hands · q quit "
+KEYS = N_("←→ move · PgUp/PgDn deal · Home/End · h hands · q quit ")
 SHORT_KEYS = "←→ · PgUp/PgDn · Home/End · h · q "
 
 
@@ -173,7 +175,7 @@ class Viewer:
         if width < MIN_COLUMNS or height < MIN_ROWS:
             return too_small(width, height, MIN_COLUMNS, MIN_ROWS)
         top = [self._status_bar(width), *self._players(width)]
-        bottom = [*self._banner(width), rule("moves", width)]
+        bottom = [*self._banner(width), rule(pgettext("heading", "moves"), width)]
         end = [*self._footer(width), self._keys_line(width)]
         moves = self._moves(width, max(1, min(MOVE_ROWS, height - len(top) - len(bottom) - 6)))
         rows = height - len(top) - len(bottom) - len(moves) - len(end)
@@ -187,18 +189,38 @@ class Viewer:
         position = self.position
         rounds = self.timeline.table.options.rounds
         if position is None:
-            text = f" {self.title} · waiting for the first deal"
+            text = " " + _("{title} · waiting for the first deal").format(title=self.title)
         else:
             public = position.public
-            live = (
-                " · live" if self.live and self.follow and not self.timeline.table.finished else ""
+            live = self.live and self.follow and not self.timeline.table.finished
+            values = {
+                "title": self.title,
+                "number": digits(position.round_number),
+                "rounds": digits(rounds),
+                "move": digits(position.index),
+                "yard": digits(public.yard_count),
+                "drawable": digits(public.drawable),
+            }
+            long, short = (
+                (
+                    _(
+                        "{title} · round {number}/{rounds} · move {move} · yard {yard}"
+                        " ({drawable} drawable) · live"
+                    ),
+                    _("{title} · round {number}/{rounds} · move {move} · yard {yard} · live"),
+                )
+                if live
+                else (
+                    _(
+                        "{title} · round {number}/{rounds} · move {move} · yard {yard}"
+                        " ({drawable} drawable)"
+                    ),
+                    _("{title} · round {number}/{rounds} · move {move} · yard {yard}"),
+                )
             )
-            where = (
-                f" {self.title} · round {position.round_number}/{rounds} · move {position.index}"
-            )
-            text = f"{where} · yard {public.yard_count} ({public.drawable} drawable){live}"
+            text = " " + long.format(**values)
             if columns(text) > width:  # the yard in short
-                text = f"{where} · yard {public.yard_count}{live}"
+                text = " " + short.format(**values)
         return [("class:status", pad(fit(shown_sentence(text), width), width))]
 
     def _players(self, width: int) -> list[Line]:
@@ -207,13 +229,16 @@ class Viewer:
         totals = self._totals(position)
         heads: list[Line] = []
         for seat, name in enumerate(self.timeline.names):
-            count = "" if position is None else f" {position.public.hand_counts[seat]}t"
+            count = ""
+            if position is not None:
+                tiles = digits(position.public.hand_counts[seat])
+                count = " " + pgettext("tiles in hand", "{count}t").format(count=tiles)
             if position is not None and seat not in position.public.seated:
-                count = " left"
+                count = " " + pgettext("a seat that left", "left")
             turn = position is not None and not position.public.is_over and not position.note
             mine = turn and position is not None and position.public.turn == seat
             style = "class:status.turn" if mine else ""
-            tail = f"{count} ({totals[seat]})"
+            tail = f"{count} ({digits(totals[seat])})"
             shown = fit(name, width - 1 - columns(tail))
             heads.append([(style, f"{'▶' if mine else ' '}{shown}{tail}")])
         return wrap_items(heads, [], width)
@@ -229,7 +254,7 @@ class Viewer:
     def _main_lines(self, width: int = WIDTH) -> list[Line]:
         position = self.position
         if position is None:
-            return [[("", "No round has been dealt yet.")]]
+            return [[("", _("No round has been dealt yet."))]]
         lines = [*self._hand_lines(position, width), []] if self.show_hands else []
         lines += board_lines(position.public, width)
         scored = self.timeline.scored(position)
@@ -239,12 +264,13 @@ class Viewer:
             rows = [(r.round_number, r.scores, r.seated) for r in games]
             lines.append([])
             lines += [[("", row)] for row in score_table(names, rows, scored.totals, width)]
-            lines.append([("class:title", "Hands as revealed (kept at the end):")])
+            lines.append([("class:title", _("Hands as revealed (kept at the end):"))])
             head = min(max(columns(name) for name in names), width // 3)
             for seat, (name, left, points) in enumerate(
                 zip(names, scored.left, scored.scores, strict=True)
             ):
-                lead = f"  {pad(fit(name, head), head)} {points:>3} pts  "
+                score = pgettext("points, short", "{points} pts").format(points=digits(points))
+                lead = f"  {pad(fit(name, head), head)} {pad(score, 7, right=True)}  "
                 room = width - columns(lead)
                 kept = kept_text(sorted_hand(left), seat in scored.seated, room).splitlines()
                 lines.append([("", lead + kept[0])])
@@ -264,8 +290,12 @@ class Viewer:
         if public.end_reason is not None:
             end = describe_end(public.end_reason, public.went_out, names)
             hidden = self.timeline.scored(position) is None
-            more = " The hands are not revealed yet." if hidden else ""
-            text = f"Round {position.round_number} over: {end}.{more}"
+            over = (
+                _("Round {number} over: {end}. The hands are not revealed yet.")
+                if hidden
+                else _("Round {number} over: {end}.")
+            )
+            text = over.format(number=digits(position.round_number), end=end)
         else:
             text = who_plays(public, names)
         return wrapped_line("class:banner", text, width)
@@ -273,8 +303,8 @@ class Viewer:
     def _hand_lines(self, position: Position, width: int) -> list[Line]:
         hands = self.timeline.hands(position)
         if hands is None:
-            return [[("class:more", "Hands: hidden (this round is not revealed)")]]
-        lines: list[Line] = [[("class:title", "Hands at this move:")]]
+            return [[("class:more", _("Hands: hidden (this round is not revealed)"))]]
+        lines: list[Line] = [[("class:title", _("Hands at this move:"))]]
         names = self.timeline.names
         head = min(max(columns(name) for name in names), width // 3)
         for seat, (name, hand) in enumerate(zip(names, hands, strict=True)):
@@ -306,7 +336,7 @@ class Viewer:
         return wrapped_line("class:info", shown_sentence(self.status), width, "  ")
 
     def _keys_line(self, width: int) -> Line:
-        keys = KEYS if columns(KEYS) < width else SHORT_KEYS
+        keys = _(KEYS) if columns(_(KEYS)) < width else SHORT_KEYS
         return [("class:toolbar", pad(keys, width, right=True))]
 
     # -- for tests

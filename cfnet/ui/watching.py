@@ -12,7 +12,9 @@ from typing import Any
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from cfnet.errors import describe
 from cfnet.game.text import columns, fit
+from cfnet.lang import _
 from cfnet.net.discovery import TableInfo
 from cfnet.net.watch import watch_table
 from cfnet.record.identity import Identity, fingerprint
@@ -73,12 +75,16 @@ async def _view(
         await asyncio.sleep(0.05)
     if spectator.timeline is None:
         await task  # raises what stopped it
-        raise OSError("the game ended before its table entry came")
+        raise OSError(_("the game ended before its table entry came"))
     timeline = spectator.timeline
     viewer = Watching(
-        timeline, f"watching {timeline.table.name!r}", follow=True, input=input, output=output
+        timeline,
+        _("watching {name!r}").format(name=timeline.table.name),
+        follow=True,
+        input=input,
+        output=output,
     )
-    viewer.status = "live: every entry is checked as it comes"
+    viewer.status = _("live: every entry is checked as it comes")
 
     def rebuilt(fresh: Timeline) -> None:  # an abort dropped a scored round: the final chain
         viewer.timeline = fresh
@@ -87,7 +93,9 @@ async def _view(
     def ended(done: asyncio.Task[object]) -> None:
         error = None if done.cancelled() else done.exception()
         verdict = verdict_line(viewer.timeline.verdict())
-        viewer.status = verdict if error is None else f"link lost: {error}"
+        viewer.status = (
+            verdict if error is None else _("link lost: {error}").format(error=describe(error))
+        )
         viewer.app.invalidate()
 
     spectator.on_timeline = rebuilt
@@ -101,7 +109,7 @@ class Watching(Viewer):
     terminal between two keys, never inside one."""
 
     def _footer(self, width: int) -> list[Line]:
-        lead = "keys: "
+        lead = _("keys:") + " "
         keys: list[Line] = []
         for name, seat in zip(self.timeline.names, self.timeline.table.seats, strict=True):
             key = fingerprint(seat.key)

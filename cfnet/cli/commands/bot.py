@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.lang import N_
+from cfnet.lang import N_, _
 
 HELP = N_("Seat a computer player, a peer of its own, at a table on the LAN.")
 
@@ -13,9 +13,15 @@ HELP = N_("Seat a computer player, a peer of its own, at a table on the LAN.")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from cfnet.cli.seat_options import add_join_arguments
 
-    parser.add_argument("table", nargs="?", default=None, metavar="NAME", help="the table's name")
     parser.add_argument(
-        "--table", dest="table_option", default=None, metavar="NAME", help="the same, as an option"
+        "table", nargs="?", default=None, metavar="NAME", help=_("the table's name")
+    )
+    parser.add_argument(
+        "--table",
+        dest="table_option",
+        default=None,
+        metavar="NAME",
+        help=_("the same, as an option"),
     )
     add_join_arguments(parser, "greedy")
 
@@ -27,7 +33,9 @@ def table_name(args: argparse.Namespace) -> str | None:
     given = {name for name in (args.table, args.table_option) if name is not None}
     if len(given) > 1:
         raise UsageError(
-            f"NAME {args.table!r} and --table {args.table_option!r} differ: name one table"
+            _("NAME {name!r} and --table {option!r} differ: name one table").format(
+                name=args.table, option=args.table_option
+            )
         )
     return next(iter(given), None)
 

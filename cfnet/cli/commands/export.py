@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.lang import N_, _
+from cfnet.lang import N_, _, said
 
 HELP = N_("Write a saved game as a plain JSON record (docs/record.md) for other programs.")
 EPILOG = N_(
@@ -18,10 +18,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.epilog = _(EPILOG)
     parser.add_argument(
-        "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
+        "log", metavar="LOG", help=_("a game log file, or a table name or id from `cfnet games`")
     )
     parser.add_argument(
-        "--output", "-o", metavar="FILE", help="write the record to FILE (default: stdout)"
+        "--output", "-o", metavar="FILE", help=_("write the record to FILE (default: stdout)")
     )
     add_home_argument(parser)
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, GameLookupError, LogFileError) as error:
         return fail(describe(error))
     except PeerProtocolError as error:
-        return fail(f"entry 0 is not a valid table: {error.reason}")
+        return fail(_("entry 0 is not a valid table: {reason}").format(reason=error.reason))
     text = json.dumps(export_record(timeline, digest), indent=1) + "\n"
     if args.output is None:
         sys.stdout.write(text)
@@ -63,5 +63,6 @@ def run(args: argparse.Namespace) -> int:
             return fail(cannot_write(Path(args.output), error))
     verdict = timeline.verdict()
     if verdict.damaged:  # the record is written: it holds the game up to the damage
-        return fail(f"{path} is damaged: {verdict.problem}; the record stops there")
+        damaged = _("{file} is damaged: {problem}; the record stops there")
+        return fail(damaged.format(file=path, problem=said(verdict.problem)))
     return 0

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.lang import N_
+from cfnet.lang import N_, _, ngettext
 
 HELP = N_("Replay a JSON game record (from cfnet export) through the engine: is every move legal?")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("record", metavar="RECORD", help="a record file, or - for stdin")
+    parser.add_argument("record", metavar="RECORD", help=_("a record file, or - for stdin"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,10 +39,23 @@ def run(args: argparse.Namespace) -> int:
     rounds = record["rounds"]
     played = len({r["round"] for r in rounds})
     again = len(rounds) - played
-    redealt = f" ({again} dealt again)" if again else ""
     moves = sum(len(r["moves"]) for r in rounds)
-    print(
-        f"record ok: {played} rounds{redealt}, {moves} moves, all legal; totals "
-        f"{record['totals']}, winners {record['winners']}"
-    )
+    values = {
+        "rounds": ngettext("{count} round", "{count} rounds", played).format(count=played),
+        "moves": ngettext("{count} move", "{count} moves", moves).format(count=moves),
+        "totals": record["totals"],
+        "winners": record["winners"],
+    }
+    if again:
+        ok = ngettext(
+            "record ok: {rounds} ({count} dealt again), {moves}, all legal; totals {totals},"
+            " winners {winners}",
+            "record ok: {rounds} ({count} dealt again), {moves}, all legal; totals {totals},"
+            " winners {winners}",
+            again,
+        ).format(count=again, **values)
+    else:
+        ok = _("record ok: {rounds}, {moves}, all legal; totals {totals}, winners {winners}")
+        ok = ok.format(**values)
+    print(ok)
     return 0

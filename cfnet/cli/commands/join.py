@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.lang import N_
+from cfnet.lang import N_, _
 
 HELP = N_("Take a seat at a table on the LAN (by name, or --connect HOST:PORT) and play.")
 
@@ -12,7 +12,9 @@ HELP = N_("Take a seat at a table on the LAN (by name, or --connect HOST:PORT) a
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from cfnet.cli.seat_options import add_join_arguments
 
-    parser.add_argument("table", nargs="?", default=None, metavar="NAME", help="the table's name")
+    parser.add_argument(
+        "table", nargs="?", default=None, metavar="NAME", help=_("the table's name")
+    )
     add_join_arguments(parser, None)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from cfnet.lang import N_
+from cfnet.lang import N_, _, said
 
 if TYPE_CHECKING:
     from cfnet.game.rules import RuleOptions
@@ -25,21 +25,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from cfnet.game.rules import MAX_ROUNDS
 
     parser.add_argument(
-        "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
+        "log", metavar="LOG", help=_("a game log file, or a table name or id from `cfnet games`")
     )
     parser.add_argument(
-        "--round", type=count_type(1, MAX_ROUNDS), metavar="R", help="show only round R"
+        "--round", type=count_type(1, MAX_ROUNDS), metavar="R", help=_("show only round R")
     )
     parser.add_argument(
         "--to",
         type=count_type(0, MAX_MOVE),
         metavar="N",
-        help="stop after move N (of round R with --round, else of the whole game)",
+        help=_("stop after move N (of round R with --round, else of the whole game)"),
     )
     parser.add_argument(
         "--plain",
         action="store_true",
-        help="print the game as text (what a pipe gets) instead of the full-screen viewer",
+        help=_("print the game as text (what a pipe gets) instead of the full-screen viewer"),
     )
     add_home_argument(parser)
 
@@ -89,7 +89,7 @@ def _view(args: argparse.Namespace) -> int:
 
     from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
-    from cfnet.errors import PeerProtocolError
+    from cfnet.errors import PeerProtocolError, describe
     from cfnet.game.text import SENTENCE_CHARS, escaped
     from cfnet.record.logfile import LogFileError
     from cfnet.review.timeline import read_timeline
@@ -101,14 +101,14 @@ def _view(args: argparse.Namespace) -> int:
         with path.open("rb") as f:
             timeline = read_timeline(f, str(path))
     except (OSError, GameLookupError, LogFileError, PeerProtocolError) as error:
-        print(f"cfnet replay: {escaped(str(error), SENTENCE_CHARS)}", file=sys.stderr)
+        print(f"cfnet replay: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
         return 1
     try:
         at = start_position(timeline, args.round, args.to)
     except ValueError as error:
-        print(f"cfnet replay: {error}", file=sys.stderr)
+        print(f"cfnet replay: {describe(error)}", file=sys.stderr)
         return 1
-    viewer = Viewer(timeline, f"replay {timeline.table.name!r}", at=at)
+    viewer = Viewer(timeline, _("replay {name!r}").format(name=timeline.table.name), at=at)
     viewer.status = verdict_line(timeline.verdict())
     return asyncio.run(viewer.run())
 
@@ -121,14 +121,23 @@ def start_position(timeline: Timeline, round_number: int | None, to: int | None)
     if round_number is not None:
         rounds = timeline.table.options.rounds
         if not 1 <= round_number <= rounds:
-            raise ValueError(f"no round {round_number}: this game has rounds 1 to {rounds}")
+            raise ValueError(no_such_round(round_number, rounds))
         found = [i for i, p in enumerate(positions) if p.round_number == round_number]
         if not found:
-            raise ValueError(f"no round {round_number}: the log stops before it")
+            raise ValueError(
+                _("no round {number}: the log stops before it").format(number=round_number)
+            )
         return found[min(to or 0, len(found) - 1)]
     if to is None:
         return 0
     return next((i for i, p in enumerate(positions) if p.number >= to), len(positions) - 1)
+
+
+def no_such_round(number: int, rounds: int) -> str:
+    """Why round `number` cannot be shown of a game of `rounds` rounds."""
+    return _("no round {number}: this game has rounds 1 to {rounds}").format(
+        number=number, rounds=rounds
+    )
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -136,10 +145,9 @@ def _replay(args: argparse.Namespace) -> int:
 
     from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
-    from cfnet.errors import PeerProtocolError
+    from cfnet.errors import PeerProtocolError, describe
     from cfnet.game.moves import Draw, Play
     from cfnet.game.text import SENTENCE_CHARS, escaped, render_board, shown_names, winner_text
-    from cfnet.lang import _
     from cfnet.protocol.events import (
         Aborted,
         FaultFound,
@@ -158,30 +166,30 @@ def _replay(args: argparse.Namespace) -> int:
 
     def fail(message: str) -> int:
         """Say why the replay stops (the message may quote what the file holds: escaped)."""
-        print(f"cfnet replay: {escaped(message, SENTENCE_CHARS)}", file=sys.stderr)
+        print(f"cfnet replay: {escaped(said(message), SENTENCE_CHARS)}", file=sys.stderr)
         return 1
 
     def told(sentence: str) -> None:
         """Print a sentence made by the table that may hold a peer's words, escaped."""
-        print(escaped(sentence, SENTENCE_CHARS))
+        print(escaped(said(sentence), SENTENCE_CHARS))
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
         f = path.open("rb")
     except (OSError, GameLookupError) as error:
-        return fail(str(error))
+        return fail(describe(error))
     with f:
         entries = iter_log(f, str(path), MAX_ABORT_ENTRY)
         try:
             genesis = next(entries, None)
             table = None if genesis is None else Table(genesis.wire, None, OFFLINE)
         except (LogFileError, PeerProtocolError) as error:
-            return fail(str(error))
+            return fail(describe(error))
         if table is None:
-            return fail(f"{path} holds no entries")
+            return fail(_("{file} holds no entries").format(file=path))
         rounds = table.options.rounds
         if args.round is not None and not 1 <= args.round <= rounds:
-            return fail(f"no round {args.round}: this game has rounds 1 to {rounds}")
+            return fail(no_such_round(args.round, rounds))
         seats = shown_names([info.name for info in table.seats])
         names = [_("seat {number} ({name})").format(number=s, name=n) for s, n in enumerate(seats)]
         header = _("table {name!r}: {seats}; {rules}").format(
@@ -248,7 +256,11 @@ def _replay(args: argparse.Namespace) -> int:
                     elif isinstance(event, FaultFound):
                         flush(None)
                         fault = event.fault
-                        told(f"entry {entry.seq}: seat {fault.seat} {fault.detail}")
+                        told(
+                            _("entry {seq}: seat {seat} {detail}").format(
+                                seq=entry.seq, seat=fault.seat, detail=fault.detail
+                            )
+                        )
                     elif isinstance(event, SeatLeft | SeatReturned):
                         flush(None)
                         told(event.describe(names))
@@ -257,8 +269,10 @@ def _replay(args: argparse.Namespace) -> int:
                         told(abort_text(event.fault, event.by, names))
         except (LogFileError, PeerProtocolError) as error:
             flush(None)
-            return fail(f"{error} (run cfnet verify for the details)")
+            why = _("{error} (run cfnet verify for the details)")
+            return fail(why.format(error=describe(error)))
         flush(None)
         if args.round is not None and seen < args.round:
-            return fail(f"no round {args.round}: the log stops in round {seen or 1}")
+            stops = _("no round {number}: the log stops in round {last}")
+            return fail(stops.format(number=args.round, last=seen or 1))
     return 0

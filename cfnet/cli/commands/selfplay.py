@@ -6,32 +6,32 @@ import argparse
 
 from cfnet.cli.options import add_rule_argument, add_think_arguments
 from cfnet.game.rules import RuleOptions
-from cfnet.lang import N_
+from cfnet.lang import N_, _
 
 HELP = N_("Play complete games between computer players offline and print the results.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--players", type=int, default=4, help="seats at the table, 2..8")
-    parser.add_argument("--games", type=int, default=3, help="games to play")
-    parser.add_argument("--seed", type=int, default=1, help="seed: same seed, same games")
+    parser.add_argument("--players", type=int, default=4, help=_("seats at the table, 2..8"))
+    parser.add_argument("--games", type=int, default=3, help=_("games to play"))
+    parser.add_argument("--seed", type=int, default=1, help=_("seed: same seed, same games"))
     parser.add_argument(
         "--bots",
         default="greedy",
-        help="comma-separated strategies (expert, greedy, random), repeated round the table",
+        help=_("comma-separated strategies (expert, greedy, random), repeated round the table"),
     )
     add_think_arguments(parser)
     add_rule_argument(parser)
     parser.add_argument(
-        "--show", action="store_true", help="print every round's final board and the scores"
+        "--show", action="store_true", help=_("print every round's final board and the scores")
     )
     parser.add_argument(
         "--protocol",
         action="store_true",
-        help="play one game between in-memory peers through the full table protocol",
+        help=_("play one game between in-memory peers through the full table protocol"),
     )
     parser.add_argument(
-        "--log", metavar="FILE", help="with --protocol: write the game's signed log to FILE"
+        "--log", metavar="FILE", help=_("with --protocol: write the game's signed log to FILE")
     )
 
 
@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
+    from cfnet.errors import describe
     from cfnet.game.bot_games import selfplay
     from cfnet.game.bots import BOT_STRATEGIES
     from cfnet.game.round import Game, Round
@@ -58,18 +59,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = rule_options(args.rule, args.players)
     except RuleOptionError as error:
-        print(f"cfnet selfplay: {error}", file=sys.stderr)
+        print(f"cfnet selfplay: {describe(error)}", file=sys.stderr)
         return 2
     if unknown or not names:
-        bad = ", ".join(unknown) or "(none)"
-        print(f"cfnet selfplay: no bot {bad}: use {', '.join(BOT_STRATEGIES)}", file=sys.stderr)
+        bad = ", ".join(unknown) or _("(none)")
+        no_bot = _("cfnet selfplay: no bot {bots}: use {strategies}")
+        print(no_bot.format(bots=bad, strategies=", ".join(BOT_STRATEGIES)), file=sys.stderr)
         return 2
     if args.games < 1:
-        print(f"cfnet selfplay: --games {args.games}: play at least 1 game", file=sys.stderr)
+        at_least = _("cfnet selfplay: --games {games}: play at least 1 game")
+        print(at_least.format(games=args.games), file=sys.stderr)
         return 2
     bots = [names[seat % len(names)] for seat in range(args.players)]
     if args.log and not args.protocol:
-        print("cfnet selfplay: --log needs --protocol (only protocol games have a log)")
+        print(_("cfnet selfplay: --log needs --protocol (only protocol games have a log)"))
         return 2
     if args.protocol:
         return _protocol_game(args.players, args.seed, options, bots, args.log)
@@ -134,6 +137,7 @@ def _protocol_game(
     from pathlib import Path
 
     from cfnet.errors import cannot_write
+    from cfnet.lang import ngettext, word_list
     from cfnet.protocol.testing import play_protocol_game
     from cfnet.record.logfile import write_log
 
@@ -142,25 +146,46 @@ def _protocol_game(
     elapsed = time.perf_counter() - start
     table = network.tables[0]
     identical = len({b"".join(e.wire for e in t.entries) for t in network.tables}) == 1
-    print(f"protocol game: {players} peers, seed {seed}, {options.describe()}")
-    for number, scores in enumerate(table.game.round_scores, start=1):
-        print(f"round {number}: scores {list(scores)}")
-    if table.aborted is not None:
-        print(f"ABORTED: seat {table.aborted.seat}: {table.aborted.detail}")
-    else:
-        print(
-            f"totals: {list(table.game.totals)}; winner: seat "
-            + " and seat ".join(str(s) for s in table.game.winners())
-        )
-    print(
-        f"{len(table.entries)} entries, head {table.head.hex()}; every peer's log identical:"
-        f" {'yes' if identical else 'NO'}; {elapsed:.2f} s"
+    game = ngettext(
+        "protocol game: {count} peer, seed {seed}, {rules}",
+        "protocol game: {count} peers, seed {seed}, {rules}",
+        players,
     )
+    print(game.format(count=players, seed=seed, rules=options.describe()))
+    for number, scores in enumerate(table.game.round_scores, start=1):
+        print(_("round {number}: scores {scores}").format(number=number, scores=list(scores)))
+    if table.aborted is not None:
+        aborted = _("ABORTED: seat {seat}: {detail}")
+        print(aborted.format(seat=table.aborted.seat, detail=table.aborted.detail))
+    else:
+        winners = table.game.winners()
+        won = ngettext(
+            "totals: {totals}; winner: seat {seats}",
+            "totals: {totals}; winners: seats {seats}",
+            len(winners),
+        )
+        seats = word_list([str(s) for s in winners])
+        print(won.format(totals=list(table.game.totals), seats=seats))
+    count = len(table.entries)
+    same = (
+        ngettext(
+            "{count} entry, head {head}; every peer's log identical: yes; {seconds} s",
+            "{count} entries, head {head}; every peer's log identical: yes; {seconds} s",
+            count,
+        )
+        if identical
+        else ngettext(
+            "{count} entry, head {head}; every peer's log identical: NO; {seconds} s",
+            "{count} entries, head {head}; every peer's log identical: NO; {seconds} s",
+            count,
+        )
+    )
+    print(same.format(count=count, head=table.head.hex(), seconds=f"{elapsed:.2f}"))
     if log:
         try:
             write_log(Path(log), table.entries)
         except OSError as error:
             print(f"cfnet selfplay: {cannot_write(Path(log), error)}", file=sys.stderr)
             return 1
-        print(f"log written to {log}")
+        print(_("log written to {file}").format(file=log))
     return 0 if identical and table.over else 1

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from cfnet.cli.options import ipv4, seconds_type
-from cfnet.lang import N_
+from cfnet.lang import N_, _, ngettext, pgettext, said
 
 if TYPE_CHECKING:
     from cfnet.net.discovery import TableInfo
@@ -21,19 +21,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=seconds_type(0, 600),
         default=2.0,
         metavar="SECONDS",
-        help="how long to listen for tables (default: 2)",
+        help=_("how long to listen for tables (default: 2)"),
     )
     parser.add_argument(
         "--interface",
         type=ipv4,
         default=None,
         metavar="ADDR",
-        help="IPv4 address of the interface to use (default: all)",
+        help=_("IPv4 address of the interface to use (default: all)"),
     )
     parser.add_argument(
         "--verbose",
         action="store_true",
-        help="also name each advertisement that is not listed, and why",
+        help=_("also name each advertisement that is not listed, and why"),
     )
 
 
@@ -45,7 +45,14 @@ def listing(tables: Iterable[TableInfo]) -> list[str]:
     from cfnet.net.discovery import fit_name
 
     tables = list(tables)
-    rows = [("NAME", "SEATS", "TIMEOUT", "ADDRESS")]
+    rows = [
+        (
+            pgettext("heading", "NAME"),
+            pgettext("heading", "SEATS"),
+            pgettext("heading", "TIMEOUT"),
+            pgettext("heading", "ADDRESS"),
+        )
+    ]
     rows += [
         (t.name, f"{t.taken}/{t.seats}", t.timeout_text, f"{t.address}:{t.port}") for t in tables
     ]
@@ -61,11 +68,15 @@ def listing(tables: Iterable[TableInfo]) -> list[str]:
     lines = [row(rows[0])]
     for table, cells in zip(tables, rows[1:], strict=True):
         lines.append(row(cells))
-        lines.append(f"    host {fit_name(table.host)} · key {table.fingerprint}")
-        code = " · join code" if table.code else ""
-        lines.append(f"    {table.rules.describe()}{code}")
+        host = _("host {name} · key {key}")
+        lines.append("    " + host.format(name=fit_name(table.host), key=table.fingerprint))
+        rules = table.rules.describe()
+        lines.append(
+            "    " + (_("{rules} · join code").format(rules=rules) if table.code else rules)
+        )
         if table.incompatible:
-            lines.append(f"    cannot be joined: {table.incompatible}")
+            why = _("cannot be joined: {reason}").format(reason=said(table.incompatible))
+            lines.append(f"    {why}")
     return lines
 
 
@@ -85,9 +96,14 @@ def run(args: argparse.Namespace) -> int:
     if tables:
         print("\n".join(listing(tables)))
     else:
-        print(f"No tables found within {args.wait:g} s.")
+        print(_("No tables found within {seconds} s.").format(seconds=f"{args.wait:g}"))
     if args.verbose:
-        print(f"{len(skipped)} advertisement{'' if len(skipped) == 1 else 's'} not listed:")
+        count = len(skipped)
+        print(
+            ngettext(
+                "{count} advertisement not listed:", "{count} advertisements not listed:", count
+            ).format(count=count)
+        )
         from cfnet.game.text import escaped
 
         for instance, reason in sorted(skipped.items()):  # a peer's words: escaped

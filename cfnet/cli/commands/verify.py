@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from cfnet.lang import N_, _
+from cfnet.lang import N_, _, said
 
 if TYPE_CHECKING:
     from cfnet.protocol.verify import Verdict
@@ -26,10 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.epilog = _(EPILOG)
     parser.add_argument(
-        "log", metavar="LOG", help="a game log file, or a table name or id from `cfnet games`"
+        "log", metavar="LOG", help=_("a game log file, or a table name or id from `cfnet games`")
     )
     parser.add_argument(
-        "--json", action="store_true", help="print one JSON object, for scripts, instead of text"
+        "--json", action="store_true", help=_("print one JSON object, for scripts, instead of text")
     )
     add_home_argument(parser)
 
@@ -53,12 +53,14 @@ def run(args: argparse.Namespace) -> int:
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
             verdict = verify_entries(stream, lambda: count_records(f))
     except (OSError, GameLookupError) as error:
-        print(f"cfnet verify: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
+        problem = escaped(describe(error), SENTENCE_CHARS)
+        print(f"cfnet verify: {problem}", file=sys.stderr)
         return 1
     if args.json:  # JSON strings escape every control character themselves
         print(json.dumps(as_json(verdict, str(path))))
     elif verdict.table is None:  # the problem may quote the file: escaped, like the report
-        print(f"cfnet verify: {escaped(verdict.problem, SENTENCE_CHARS)}", file=sys.stderr)
+        problem = escaped(said(verdict.problem), SENTENCE_CHARS)
+        print(f"cfnet verify: {problem}", file=sys.stderr)
     else:
         print("\n".join(verify_report(verdict)))
     return 0 if verdict.ok else 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from cfnet.lang import N_
+from cfnet.lang import N_, _
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,50 +29,54 @@ SAME_NAME_SETTLE = 1.0  # once a table of the name is seen, how long to look for
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from cfnet.cli.options import add_home_argument, host_port, ipv4, seconds_type
 
-    parser.add_argument("table", nargs="?", default=None, metavar="TABLE", help="its name")
+    parser.add_argument("table", nargs="?", default=None, metavar="TABLE", help=_("its name"))
     parser.add_argument(
-        "--connect", type=host_port, metavar="HOST:PORT", help="the table's host at this address"
+        "--connect", type=host_port, metavar="HOST:PORT", help=_("the table's host at this address")
     )
     parser.add_argument(
-        "--follow", metavar="FILE", help="a game log file that is being written, instead"
+        "--follow", metavar="FILE", help=_("a game log file that is being written, instead")
     )
     parser.add_argument(
-        "--code", default=None, metavar="CODE", help="the table's join code, if it has one"
+        "--code", default=None, metavar="CODE", help=_("the table's join code, if it has one")
     )
     parser.add_argument(
         "--fingerprint",
         type=_fingerprint,
         default=None,
         metavar="KEY",
-        help="watch only the host whose key has this fingerprint (all of it, as its screen shows)",
+        help=_(
+            "watch only the host whose key has this fingerprint (all of it, as its screen shows)"
+        ),
     )
     parser.add_argument(
-        "--interface", type=ipv4, default=None, metavar="ADDR", help="interface for mDNS and TCP"
+        "--interface", type=ipv4, default=None, metavar="ADDR", help=_("interface for mDNS and TCP")
     )
     parser.add_argument(
         "--wait",
         type=seconds_type(0, 3600),
         default=30.0,
         metavar="SECONDS",
-        help="how long to look for the table on the LAN, or with --follow for FILE to appear "
-        "(default 30)",
+        help=_(
+            "how long to look for the table on the LAN, or with --follow for FILE to appear"
+            " (default 30)"
+        ),
     )
-    parser.add_argument("--player", default=None, metavar="NAME", help="your name, as shown")
+    parser.add_argument("--player", default=None, metavar="NAME", help=_("your name, as shown"))
     parser.add_argument(
-        "--plain", action="store_true", help="print lines instead of the full-screen viewer"
+        "--plain", action="store_true", help=_("print lines instead of the full-screen viewer")
     )
     add_home_argument(parser)
 
 
 def _fingerprint(text: str) -> str:
     """--fingerprint KEY as `fingerprint` writes it (argparse's error names the option)."""
-    from cfnet.errors import LocalProtocolError
+    from cfnet.errors import LocalProtocolError, describe
     from cfnet.net.discovery import fingerprint_text
 
     try:
         return fingerprint_text(text)
     except LocalProtocolError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+        raise argparse.ArgumentTypeError(describe(error)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     given = [args.table is not None, args.connect is not None, args.follow is not None]
     if sum(given) != 1:
         print(
-            "cfnet watch: give one of TABLE, --connect HOST:PORT or --follow FILE",
+            _("cfnet watch: give one of TABLE, --connect HOST:PORT or --follow FILE"),
             file=sys.stderr,
         )
         return 2
@@ -101,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     except KeyboardInterrupt:
-        print("cfnet watch: interrupted", file=sys.stderr, flush=True)
+        interrupted = _("{command}: interrupted").format(command="cfnet watch")
+        print(interrupted, file=sys.stderr, flush=True)
         return 130
 
 
@@ -151,7 +156,7 @@ async def _network(
     else:
         info = await _find(args)
         host, port = info.address, info.port
-    tell(f"watching the table at {host}:{port}")
+    tell(_("watching the table at {host}:{port}").format(host=host, port=port))
     await watch_table(
         identity,
         name,
@@ -179,21 +184,27 @@ async def _find(args: argparse.Namespace) -> TableInfo:
         return table.name == args.table and pinned in (None, table.fingerprint)
 
     async with Discovery(args.interface) as discovery:
-        _say(f"looking for table {args.table!r} on the LAN...")
+        _say(_("looking for table {name!r} on the LAN...").format(name=args.table))
         browser = discovery.browse()
         try:
             await browser.wait_for(chosen, args.wait)
         except TimeoutError:
-            which = " with that --fingerprint" if args.fingerprint else ""
-            raise LobbyError(
-                f"no table {args.table!r}{which} was found within {args.wait:g} s"
-            ) from None
+            missing = (
+                _("no table {name!r} with that --fingerprint was found within {seconds} s")
+                if args.fingerprint
+                else _("no table {name!r} was found within {seconds} s")
+            )
+            raise LobbyError(missing.format(name=args.table, seconds=f"{args.wait:g}")) from None
         await asyncio.sleep(SAME_NAME_SETTLE)  # namesakes may still be resolving
         found = sorted((t for t in browser.tables.values() if chosen(t)), key=lambda t: t.where)
     if not found:
-        raise LobbyError(f"table {args.table!r} was withdrawn while we looked for namesakes")
+        raise LobbyError(
+            _("table {name!r} was withdrawn while we looked for namesakes").format(name=args.table)
+        )
     if len({table.fingerprint for table in found}) > 1:
-        raise LobbyError(namesakes(args.table, found, "--fingerprint KEY or --connect HOST:PORT"))
+        raise LobbyError(
+            namesakes(args.table, found, _("--fingerprint KEY or --connect HOST:PORT"))
+        )
     return found[0]
 
 
@@ -208,14 +219,19 @@ async def _appeared(path: Path, wait: float) -> None:
     if path.is_file():
         return
     if path.exists():
-        raise LocalProtocolError(f"{path} is not a file: --follow reads a game log file")
-    _say(f"no file {path} yet: waiting up to {wait:g} s (--wait) for a game to write it...")
+        raise LocalProtocolError(
+            _("{file} is not a file: --follow reads a game log file").format(file=path)
+        )
+    waiting = _("no file {file} yet: waiting up to {seconds} s (--wait) for a game to write it...")
+    _say(waiting.format(file=path, seconds=f"{wait:g}"))
     until = time.monotonic() + wait
     while not path.is_file():
         if time.monotonic() >= until:
             raise LocalProtocolError(
-                f"no file {path} appeared within {wait:g} s: --follow reads a game log as a seat "
-                "writes it (its table.cflog; cfnet games lists the logs kept)"
+                _(
+                    "no file {file} appeared within {seconds} s: --follow reads a game log as a"
+                    " seat writes it (its table.cflog; cfnet games lists the logs kept)"
+                ).format(file=path, seconds=f"{wait:g}")
             )
         await asyncio.sleep(POLL)
 
