@@ -70,7 +70,10 @@ async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEven
             except TimeoutError:
                 pass
             view = game.view
-            if view is not None and game.waiting_for == (0,) and view.public.turn == 0:
+            # the view the screen reads may lag the table's thread by a step: play only what
+            # it shows as playable, as a person would
+            mine = view is not None and game.waiting_for == (0,) and view.public.turn == 0
+            if view is not None and mine and view.legal_moves():
                 with contextlib.suppress(IllegalMoveError):  # e.g. our shuffle is being posted
                     game.submit(player.choose(view))
     await game.close()
