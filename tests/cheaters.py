@@ -265,3 +265,16 @@ def bad_signature(entry: Entry) -> bytes:
     """`entry`'s wire with one bit of the signature flipped."""
     signature = bytes([entry.signature[0] ^ 1]) + entry.signature[1:]
     return encode_canonical([entry.signed, signature])
+
+
+def in_round(table: Table, number: int, moves: int = 0, deal: int | None = None) -> bool:
+    """`table` is in round `number`'s turns (of deal `deal`, if given), `moves` made."""
+    r, public = table.round, table.public
+    return (
+        r is not None
+        and r.number == number
+        and table.step is Step.TURNS
+        and public is not None
+        and len(public.moves) >= moves
+        and (deal is None or table.rounds.deal == deal)
+    )

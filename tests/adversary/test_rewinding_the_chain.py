@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cheaters import Recording, resign, track_exposure
+from cheaters import Recording, in_round, resign, track_exposure
 
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.events import Disqualified, FaultFound, ProofHeld, SeatLeft, Stalled
@@ -56,26 +56,13 @@ def _hold_second_certificate(network: Network, cheat: int) -> list[Entry]:
     return held
 
 
-def _in_round(network: Network, seat: int, number: int, moves: int = 0) -> bool:
-    """Seat `seat`'s table is in round `number`'s turns, with at least `moves` made."""
-    table = network.tables[seat]
-    r, public = table.round, table.public
-    return (
-        r is not None
-        and r.number == number
-        and table.step is Step.TURNS
-        and public is not None
-        and len(public.moves) >= moves
-    )
-
-
 def _late_certificate_after_a_resign(players: int, version: int) -> tuple[Network, dict[int, int]]:
     network = _table(players, 40 + players, version)
     honest = [s for s in range(players) if s != CHEAT]
     worst = track_exposure(network, honest)
     held = _hold_second_certificate(network, CHEAT)
     first = network.tables[honest[0]]
-    network.run(until=lambda: _in_round(network, honest[0], 2, moves=2))
+    network.run(until=lambda: in_round(network.tables[honest[0]], 2, moves=2))
     assert held, "the cheater signed its second certificate in round 1"
     network.tables[CHEAT].resign()
     network.run(until=lambda: first.rounds.deal == 1 and first.step is Step.TURNS)
@@ -128,7 +115,7 @@ def _collusion(version: int) -> tuple[Network, dict[int, int]]:
     first = network.tables[1]
     network.run(until=lambda: first.step is Step.CERTIFY and first.due() == (2, {"certify"}))
     network.tables[2].resign()
-    network.run(until=lambda: _in_round(network, 1, 2))
+    network.run(until=lambda: in_round(network.tables[1], 2))
     assert first.rounds.seated == (0, 1, 3) and held
     for seat in (1, 2, 3):  # seat 2 passes it on too
         network.tables[seat].receive(held[0].wire, network.now)
@@ -162,7 +149,9 @@ def _cheater_stalls_when_due(players: int) -> tuple[list[int], Network]:
     honest = [s for s in range(players) if s != CHEAT]
     held = _hold_second_certificate(network, CHEAT)
     cheat = network.tables[CHEAT]
-    network.run(until=lambda: _in_round(network, CHEAT, 2, moves=1) and cheat.awaiting_local_move)
+    network.run(
+        until=lambda: in_round(network.tables[CHEAT], 2, moves=1) and cheat.awaiting_local_move
+    )
     assert held, "the cheater signed its second certificate in round 1"
     network.players[CHEAT] = None  # it stalls
     for seat in honest:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from cheaters import open_tiles, resign
+from cheaters import in_round, open_tiles, resign
 from lan_helpers import (
     CFNET,
     LOOPBACK,
@@ -71,19 +71,6 @@ from cfnet.seat.net_game import NetGame
 
 DEADLINE = 120.0  # for any one step of a game on a busy machine: never reached when it works
 TIMEOUT = 60  # the table's: nobody stalls here, so no deadline is ever judged
-
-
-def in_round(table: Table, number: int, moves: int = 0, deal: int | None = None) -> bool:
-    """`table` is in round `number`'s turns (of deal `deal`, if given), `moves` made."""
-    r, public = table.round, table.public
-    return (
-        r is not None
-        and r.number == number
-        and table.step is Step.TURNS
-        and public is not None
-        and len(public.moves) >= moves
-        and (deal is None or table.rounds.deal == deal)
-    )
 
 
 class Cheat(Table):
