@@ -372,3 +372,64 @@ def test_of_two_links_of_a_pair_the_one_the_smaller_key_dialled_is_kept() -> Non
         "the link the smaller key dialled": replaced,
         "a later link dialled by the larger key": f"peer said goodbye: {refused!r}",
     }
+
+
+# ---------------------------------------------------------------- closing
+
+
+class Slow(Peer):
+    """Takes each entry only when the test lets it (`release`); says how each delivery ended."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+        self.ended: list[str] = []
+
+    async def slow_deliver(self, wire: bytes, sender: bytes) -> bool:
+        self.started.set()
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.ended.append("cut short")
+            raise
+        self.ended.append("taken")
+        return super().deliver(wire, sender)
+
+    async def join(self, retry: tuple[float, float], port: int = 0) -> None:
+        self.mesh = Mesh(self.identity, TABLE, self.keys, self, self.slow_deliver, retry=retry)
+        self.port = await self.mesh.start(LOOPBACK, port)
+
+
+async def _close_during_a_delivery() -> list[str]:
+    identities = [Identity.generate() for _ in range(2)]
+    keys = [i.public for i in identities]
+    changed = asyncio.Condition()
+    author = Peer(identities[0], 0, keys, 1, changed)
+    slow = Slow(identities[1], 1, keys, 1, changed)
+    peers = [author, slow]
+    for peer in peers:
+        await peer.join(retry=(60.0, 60.0))  # no dialling again once the link is closed
+    for peer in peers:
+        introduce(peer, peers)
+    assert author.mesh is not None and slow.mesh is not None
+    try:
+        await all_connected(peers)
+        play(peers, 3)
+        async with asyncio.timeout(TIMEOUT):
+            await slow.started.wait()
+            closing = asyncio.create_task(slow.mesh.close())
+            while author.mesh.down_since(slow.identity.public) is None:  # its links are closed
+                await asyncio.sleep(0.01)
+            slow.release.set()
+            await closing
+        assert len(slow.chain) <= 1  # what came after the close was not delivered
+        return slow.ended
+    finally:
+        await close_all(peers)
+
+
+def test_closing_the_mesh_lets_the_delivery_under_way_end_and_starts_none() -> None:
+    """A table appends an entry on another thread while its delivery waits: cut short, the
+    table would hold an entry its log file never gets."""
+    assert asyncio.run(_close_during_a_delivery()) == ["taken"]

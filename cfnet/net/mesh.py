@@ -71,7 +71,8 @@ gives an awaitable of) whether the table layer took it (appended, or held until 
 predecessors arrive): then the mesh echoes it on to every other peer. It must not raise, nor
 block the loop; it may `post` (what it posts is sent after the echo, so that on every link an
 entry goes before its follower). One delivery at a time: the link it came on is not read, and
-the other links wait to deliver, until it is done."""
+the other links wait to deliver, until it is done. `close` never cuts a delivery short: it waits
+for the one under way, and none starts after it."""
 
 Head = tuple[int, bytes]  # (entries held, hash of the last one or b"")
 
@@ -214,6 +215,7 @@ class Mesh:
         self._admission = Admission()
         self._unauthenticated: set[Link] = set()  # accepted, handshake under way
         self._closing = False
+        self._delivered_all = False  # closed: no delivery starts any more
 
     async def start(self, host: str, port: int = 0) -> int:
         """Listen on `host:port` and start dialling; returns the port we listen on."""
@@ -311,7 +313,8 @@ class Mesh:
         await self.close()
 
     async def close(self) -> None:
-        """Stop listening and dialling; close every link (after what is queued for it)."""
+        """Stop listening and dialling; close every link (after what is queued for it); the
+        delivery under way, if any, ends first."""
         self._closing = True
         if self._server is not None:
             self._server.close()
@@ -323,6 +326,8 @@ class Mesh:
                     while not (outbox.idle or link.closed):
                         await asyncio.sleep(0.01)
             await link.close("peer leaving the mesh")
+        async with self._delivering:  # a delivery under way ends first; none starts after
+            self._delivered_all = True
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -445,6 +450,8 @@ class Mesh:
         if kind == "entry" and isinstance(message.get("wire"), bytes):
             wire: bytes = message["wire"]
             async with self._delivering:
+                if self._delivered_all:
+                    return
                 self._answering, self._deliverer = [], asyncio.current_task()
                 try:
                     taken = self._deliver(wire, key)
