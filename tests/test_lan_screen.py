@@ -109,11 +109,12 @@ def test_a_person_hosts_and_plays_in_the_game_screen(tmp_path: Path) -> None:
 def test_the_screen_stays_live_during_an_eight_seat_set_up(tmp_path: Path) -> None:
     """A person's game screen at an 8-seat table (7 computer players, each a process): while
     every hop proof of the set-up is made and checked, and the round is played and audited,
-    the screen's event loop is never kept from its 10 ms probe by more than 50 ms of its own
-    work (the table's work runs on a thread of its own). Measured in CPU time of the loop's
-    thread, which other processes on a busy machine do not add to, with the deck's work on one
-    thread (CFNET_THREADS=1), so that any of it done on the loop's thread counts in full (with
-    the deck's threads, the loop's thread would wait for their share, using no CPU)."""
+    no callback keeps the screen's event loop from the others for more than 50 ms (the table's
+    work runs on a thread of its own). Measured for each callback in CPU time of the loop's
+    thread, which neither other processes on a busy machine nor a late timer add to, with the
+    deck's work on one thread (CFNET_THREADS=1), so that any of it done on the loop's thread
+    counts in full (with the deck's threads, the loop's thread would wait for their share,
+    using no CPU)."""
     home, probe = tmp_path / "person", tmp_path / "loop.json"
     argv = [
         "host", "--name", unique("lan-lag"), "--seats", "8", "--rule", "rounds=1",
@@ -127,7 +128,7 @@ def test_the_screen_stays_live_during_an_eight_seat_set_up(tmp_path: Path) -> No
     logging.info("the screen's loop: %s", phases)
     figures = phases["game"]
     assert figures["ticks"] > 100  # the probe ran through the game
-    assert figures["cpu"] < 0.050, phases
+    assert 0 < figures["callback"] < 0.050, phases
     (log,) = home.glob("tables/*/table.cflog")
     assert cfnet_verify(log).returncode == 0
 

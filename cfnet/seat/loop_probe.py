@@ -5,9 +5,11 @@ Each interval between two ticks is split by what kept the loop's thread from it:
 work (the callbacks that ran meanwhile), and the time it was ready to run but the machine ran
 something else (Linux's per-thread run-queue wait; other processes on a busy machine). What is
 left of the lateness once that wait is taken out is the loop's own blocking (its work, and
-anything it waited for: a file, a lock). The longest of each, for each phase of the command
-(`phase`: "start" until the game starts, then "game"), is written as JSON to the file when the
-loop ends. The processes the probed one starts (computer players) are not probed.
+anything it waited for: a file, a lock). Each callback the loop runs is timed too, in CPU time
+of the loop's thread ("callback": what one callback kept the loop from everything else, which
+neither other processes nor a late tick add to). The longest of each, for each phase of the
+command (`phase`: "start" until the game starts, then "game"), is written as JSON to the file
+when the loop ends. The processes the probed one starts (computer players) are not probed.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import os
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -38,9 +41,10 @@ class LoopProbe:
         self._schedstat: int | None = None
         self._handle: asyncio.TimerHandle | None = None
         self._last = (0.0, 0.0, 0.0)
+        self._run = asyncio.Handle._run  # how asyncio runs a callback, before we time it
 
     def _begin(self, name: str) -> dict[str, float]:
-        figures = {"ticks": 0, "late": 0.0, "cpu": 0.0, "blocked": 0.0}
+        figures = {"ticks": 0, "late": 0.0, "cpu": 0.0, "blocked": 0.0, "callback": 0.0}
         self.phases[name] = figures
         return figures
 
@@ -54,14 +58,34 @@ class LoopProbe:
             self._schedstat = os.open(_SCHEDSTAT, os.O_RDONLY)
         self._last = self._now()
         self._handle = asyncio.get_running_loop().call_later(TICK, self._tick)
+        self._time_callbacks()
 
     def stop(self) -> None:
-        """Stop ticking."""
+        """Stop ticking and timing callbacks."""
+        setattr(asyncio.Handle, "_run", self._run)  # noqa: B010
         if self._handle is not None:
             self._handle.cancel()
         if self._schedstat is not None:
             os.close(self._schedstat)
             self._schedstat = None
+
+    def _time_callbacks(self) -> None:
+        """Wrap every callback this thread's loop runs (asyncio runs each one, timers and task
+        steps included, by `Handle._run`) in a measure of the thread's CPU time."""
+        run, loop_thread = self._run, threading.get_ident()
+
+        def timed(handle: asyncio.Handle) -> None:
+            if threading.get_ident() != loop_thread:  # another thread's loop (none is probed)
+                run(handle)
+                return
+            began = time.thread_time()
+            try:
+                run(handle)
+            finally:
+                used = time.thread_time() - began
+                self._phase["callback"] = max(self._phase["callback"], used)
+
+        setattr(asyncio.Handle, "_run", timed)  # noqa: B010 (a method replaced, then restored)
 
     def _now(self) -> tuple[float, float, float]:
         """(wall time, this thread's CPU time, its run-queue wait so far)."""
