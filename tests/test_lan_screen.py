@@ -180,6 +180,43 @@ def test_a_person_who_quits_resigns_and_the_game_goes_on_for_the_others(tmp_path
     assert "to blame" not in verdict.stdout
 
 
+def test_a_person_who_leaves_only_computer_players_finds_them_waiting_on_resume(
+    tmp_path: Path,
+) -> None:
+    """The host's person quits a game whose other seats are the computer players it started:
+    they stop too, and cfnet says the game waits (not that it goes on); `cfnet resume` starts
+    them again with the person, who is dealt in again and plays the game to its end, with one
+    log everywhere."""
+    home, name = tmp_path / "person", unique("lan-wait")
+    argv = [
+        "host", "--name", name, "--seats", "3", "--rule", "rounds=3", "--bots", "2",
+        "--interface", LOOPBACK, "--home", str(home), "--player", "Person",
+    ]  # fmt: skip
+
+    def quits_at_once(seen: bytes, typed: int) -> bytes:
+        if b"Your turn" not in seen:
+            return b""
+        return b"quit\r" if typed == 0 else b"y\r" if typed == 1 else b""
+
+    code, screen = _play_on_a_terminal(argv, timeout=100, typist=quits_at_once)
+    assert code == 0, screen[-3000:]
+    assert "your computer players stopped with you, and the game waits" in screen
+    assert "goes on without you" not in screen
+    bots = sorted(home.glob("bots/bot*/tables/*/table.cflog"))
+    assert len(bots) == 2 and all("unfinished" in cfnet_verify(b).stdout for b in bots)
+
+    resume = ["resume", "--table", name, "--home", str(home), "--interface", LOOPBACK]
+    code, screen = _play_on_a_terminal(resume, timeout=200)
+    assert code == 0, screen[-3000:]
+    assert "Game over" in screen
+    (log,) = home.glob("tables/*/table.cflog")
+    assert all(bot.read_bytes() == log.read_bytes() for bot in bots)
+    verdict = cfnet_verify(log)
+    assert verdict.returncode == 0 and "valid: a complete game" in verdict.stdout, verdict.stdout
+    assert re.search(r"^departure: entry \d+: seat 0 \(Person\) resigned", verdict.stdout, re.M)
+    assert re.search(r"^return: entry \d+: seat 0 \(Person\) is back", verdict.stdout, re.M)
+
+
 def test_the_log_file_is_named_at_the_end_only_if_something_was_logged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -202,15 +202,29 @@ LEFT_TABLE = {
 """The line cfnet ends with once the player left a table, by how it left (`GameLeft.how`)."""
 
 
-def left_line(table: str, how: str, comeback: str | None) -> str:
+def left_line(table: str, how: str, comeback: str | None, waits: bool = False) -> str:
     """The line cfnet ends with when the player `how` table `table` ("resigned from", "were
-    timed out of") and its game goes on: how to come back (`comeback`; None: never)."""
+    timed out of"): how to come back (`comeback`; None: never) to a game that goes on, or that
+    `waits` (only the player's own computer players were left, and they stopped too)."""
     line = _(LEFT_TABLE[how]).format(table=table)
     if comeback is None:
         return line
+    if waits:
+        paused = _("{line}; your computer players stopped with you, and the game waits: {comeback}")
+        return paused.format(line=line, comeback=comeback)
     return _("{line}; the game goes on without you: {comeback}").format(
         line=line, comeback=comeback
     )
+
+
+def after_leaving(comeback: str, waits: bool) -> str:
+    """The game screen's sentence on what happens to a game the player left, and how to come
+    back (`waits`: only the player's own computer players were left, and they stop too)."""
+    if waits:
+        return _("Your computer players stop with you, and the game waits: {comeback}.").format(
+            comeback=comeback
+        )
+    return _("The game goes on without you: {comeback}.").format(comeback=comeback)
 
 
 def seat_name(names: Sequence[str], seat: int) -> str:

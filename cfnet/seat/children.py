@@ -2,7 +2,7 @@
 Ctrl-C (the command stops them) and, on Linux, told by the kernel to exit should the command
 die (cfnet.seat.spawn); `Children.stop()` leaves none behind. `Children.start_bot` is the one
 way a computer player's `cfnet bot` process is started (by `cfnet host --bots`, the lobby screen
-and the demo).
+and the demo), `Children.resume_bot` the one way it is started again (by `cfnet resume`).
 """
 
 from __future__ import annotations
@@ -110,6 +110,14 @@ class Children:
         and its identity key, made here first so that its seat is known as a computer's."""
         key = load_identity(prepare_home(bot.home)).public
         return self.start(bot.name, bot.command(), bot.home / "output.txt"), key
+
+    def resume_bot(self, home: Path, table_id: bytes, interface: str | None) -> Child:
+        """Start again, by `cfnet resume`, the computer player kept in `home` at the unfinished
+        table `table_id` (its output in its home's resume-output.txt)."""
+        command = [sys.executable, "-m", "cfnet", "resume", "--home", str(home)]
+        command += ["--table", table_id.hex()]
+        command += [] if interface is None else ["--interface", interface]
+        return self.start(home.name, command, home / "resume-output.txt")
 
     def failed(self) -> str | None:
         """What went wrong if a child has exited with an error, else None."""

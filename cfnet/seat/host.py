@@ -34,6 +34,7 @@ from cfnet.seat.seating import (
 )
 
 BOT_EXIT_WAIT = 30.0  # after a finished game, how long computer players may take to finish
+BOTS_DIR = "bots"  # HOME/bots/NAME: the state directory of each computer player a host starts
 BOT_FINISH_WAIT = 600.0  # after the person left, how long they may take to play the game out
 
 
@@ -148,7 +149,7 @@ class Hosting:
             number = len(self.bots.children) + 1
             bot = BotConfig(
                 f"bot{number}",
-                self.home / "bots" / f"bot{number}",
+                self.home / BOTS_DIR / f"bot{number}",
                 config.bot_strategy,
                 config.peer.think,
                 config.peer.rollouts,
@@ -194,6 +195,7 @@ async def host(
             for _bot in range(config.bots):
                 hosting.start_bot()
             game = await hosting.seat_all()
+            game.own_bots = frozenset(hosting.bot_keys)
         except BaseException:
             await hosting.leave()
             await drain()  # the lobby links' tasks end once their links are closed
@@ -209,24 +211,24 @@ async def host(
             code = await run_game(game, front)
             await leaving
         finished, over = game.table.finished, game.table.over
-        left = game.table.departed and _others_play_on(game, hosting)
+        left = game.table.departed and game.others_play_on()
     finally:
-        bots = hosting.bots
-        fine = same_end_exits(over)
-        if left and bots.children:  # someone else's game goes on: they play their seats out
-            print(_("the computer players finish the game without you..."), flush=True)
-        wait = BOT_FINISH_WAIT if left else BOT_EXIT_WAIT
-        problem = await asyncio.to_thread(bots.wait, wait, fine) if finished or left else None
-        bots.stop()
+        problem = await end_bots(hosting.bots, finished=finished, over=over, left=left)
     if problem is not None:
         print(f"cfnet host: {problem}", file=sys.stderr, flush=True)
         return code or 1
     return code
 
 
-def _others_play_on(game: NetGame, hosting: Hosting) -> bool:
-    """A seat still dealt in belongs to another peer's player (not this host, not one of the
-    computer players it started): the game it left goes on for someone."""
-    ours = {hosting.lobby.identity.public, *hosting.bot_keys}
-    table = game.table
-    return any(table.keys[seat] not in ours for seat in table.rounds.seated)
+async def end_bots(bots: Children, *, finished: bool, over: bool, left: bool) -> str | None:
+    """End the computer players a seat started, as its game ended for it: `finished` (they
+    finish too: waited for, up to BOT_EXIT_WAIT), `left` a game that goes on for another peer's
+    player (they play it out, up to BOT_FINISH_WAIT), or any other way (stopped at once); what
+    went wrong with one of them, if anything."""
+    if left and bots.children:  # someone else's game goes on: they play their seats out
+        print(_("the computer players finish the game without you..."), flush=True)
+    wait = BOT_FINISH_WAIT if left else BOT_EXIT_WAIT
+    fine = same_end_exits(over)
+    problem = await asyncio.to_thread(bots.wait, wait, fine) if finished or left else None
+    bots.stop()
+    return problem

@@ -133,6 +133,7 @@ class NetGame:
         self._stalled = False  # 2 seats dealt in and one stalled: no majority can time it out
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
+        self.own_bots: frozenset[bytes] = frozenset()  # keys of the computer players we started
         self._worker = ThreadPoolExecutor(1, "cfnet-table")  # the table's own thread
         self._table_lock = threading.RLock()  # held while the table changes (either thread)
         self._last_read: dict[str, object] = {}  # what the screen read last (`_settled`)
@@ -336,10 +337,12 @@ class NetGame:
         """`_pump`, its turn already held."""
         table = self.table
         try:
-            if self._waits.holding(time.monotonic()):
-                return
+            # Asked at once, held or not: a request is no chain entry (it names the departure
+            # this seat holds already), and the others may be about to certify the next round.
             if table.departed and self._rejoin and not table.finished and not table.removed:
                 self._ask_to_return(time.monotonic())
+            if self._waits.holding(time.monotonic()):
+                return
             judge = timeouts
             while True:
                 posted, events = await self._on_table_thread(partial(self._step, judge))
@@ -528,20 +531,28 @@ class NetGame:
     def _whos(self) -> list[str]:
         return [self._who(s) for s in range(self.table.players)]
 
+    def others_play_on(self) -> bool:
+        """A seat still dealt in belongs to another peer's player (not this seat, not one of
+        the computer players this process started): the game goes on without us."""
+        ours = {self.identity.public, *self.own_bots}
+        return any(self._keys[seat] not in ours for seat in self.table.rounds.seated)
+
     def _left(self) -> GameLeft:
-        """The local seat out of a game that goes on: how, after its latest departure."""
+        """The local seat out of the game: how, after its latest departure; whether the game
+        waits for it (only our own computer players are left: they stop with us)."""
         departure, name = self.departure, self.table.name
         if self.table.removed:
             assert departure is not None
             text = departure.describe(self._whos())
             removed = _("you were removed from the game: {why}").format(why=said(text))
             return GameLeft(removed, "were removed from", None)
+        waits = not self.others_play_on()
         if departure is None:
-            return GameLeft(_("you left the game"), "left", comeback_text(name))
+            return GameLeft(_("you left the game"), "left", comeback_text(name), waits)
         text = departure.describe(self._whos())
         how = "resigned from" if departure.fault.code == RESIGN else "were timed out of"
         left = _("you left the game: {why}").format(why=said(text))
-        return GameLeft(left, how, comeback_text(name))
+        return GameLeft(left, how, comeback_text(name), waits)
 
     def _next_wakeup(self) -> float | None:
         """When to look again: the table's next deadline, a hold, whom we are waiting for, or

@@ -1,8 +1,10 @@
 """`cfnet resume`: start again a peer that stopped mid-game, from what its state directory
-kept; it rejoins the others where they listen and plays on."""
+kept; it rejoins the others where they listen and plays on. The computer players a host
+started for that table (kept in HOME/bots/) are started again with it: they stopped with it."""
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +25,9 @@ from cfnet.lang import _, ngettext
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
+from cfnet.seat.children import Children
 from cfnet.seat.config import PeerConfig, ResumeConfig
+from cfnet.seat.host import BOTS_DIR, end_bots
 from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup
 from cfnet.seat.seating import ANY, Front, MakeFront, make_game, run_game
 
@@ -140,7 +144,30 @@ async def _resume(
         port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
         await game.listen(peer.interface or ANY, port)
         game.set_addresses(meta.addresses)
-        game.hold(wait)
-        return await run_game(game, front)
+        bots, table, left = Children(), game.table, False
+        try:
+            game.own_bots = _resume_bots(bots, home, meta, peer.interface)
+            game.hold(wait)
+            code = await run_game(game, front)
+            left = table.departed and game.others_play_on()
+        finally:
+            problem = await end_bots(bots, finished=table.finished, over=table.over, left=left)
+        if problem is not None:
+            print(f"cfnet resume: {problem}", file=sys.stderr, flush=True)
+            return code or 1
+        return code
     finally:
         store.close()
+
+
+def _resume_bots(
+    bots: Children, home: Path, meta: TableMeta, interface: str | None
+) -> frozenset[bytes]:
+    """Start again each computer player this home's host started for the table `meta` that
+    has not finished it (it stopped with the host); their identity keys."""
+    started = set()
+    for bot_home in sorted((home / BOTS_DIR).glob("*/")):
+        if any(kept.table_id == meta.table_id for kept in list_tables(bot_home)):
+            bots.resume_bot(bot_home, meta.table_id, interface)
+            started.add(load_identity(bot_home).public)
+    return frozenset(started)

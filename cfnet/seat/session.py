@@ -39,11 +39,13 @@ class GameLeft:
     """The local seat left a game that goes on without it: `reason` in words (the departure as
     every log tells it), `how` it left as a sentence goes on from "you" ("resigned from",
     "were timed out of"), and `comeback`, how to be dealt in again (None: never, it was
-    removed for cheating)."""
+    removed for cheating); `waits`: only this process's own computer players were left, and
+    they stop with it, so the game waits for the comeback (it does not go on)."""
 
     reason: str
     how: str
     comeback: str | None
+    waits: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from cfnet.game.text import (
     SENTENCE_CHARS,
     WIDTH,
     YOU,
+    after_leaving,
     audit_note,
     clock,
     columns,
@@ -131,8 +132,7 @@ def left_banner(left: GameLeft) -> str:
     """What the game screen says once the local seat left a game that goes on."""
     sentences = [_(LEFT_GAME[left.how])]
     if left.comeback is not None:
-        goes_on = _("The game goes on without you: {comeback}.")
-        sentences.append(goes_on.format(comeback=left.comeback))
+        sentences.append(after_leaving(left.comeback, left.waits))
     return " ".join([*sentences, _("Press Enter to leave.")])
 
 
@@ -212,8 +212,7 @@ class GamePanes:
             self.game_end = event
             self._add("class:error", f"{event.reason[:1].upper()}{event.reason[1:]}")
             if event.comeback is not None:
-                goes_on = _("The game goes on without you: {comeback}.")
-                self._add("class:info", goes_on.format(comeback=event.comeback))
+                self._add("class:info", after_leaving(event.comeback, event.waits))
         elif isinstance(event, Notice):
             self._add("class:info", event.text)
 

@@ -293,7 +293,7 @@ class SeatScreens:
             say(over.format(table=game.table.name, names=winners))
             print("\n".join(score_lines(game.game, game.names)))
         elif isinstance(result, GameLeft):
-            line = left_line(game.table.name, result.how, result.comeback)
+            line = left_line(game.table.name, result.how, result.comeback, result.waits)
             print(escaped(line, SENTENCE_CHARS))
         elif isinstance(result, GameAborted) and game.resigned:
             resigned = _("cfnet: you resigned from table {table!r}; the others were told")
