@@ -28,7 +28,7 @@ THREADS_VARIABLE = "CFNET_THREADS"
 MIN_SHARE = 8
 """Fewer items than this per thread are not worth handing out."""
 
-AHEAD_MEMORY = 64
+AHEAD_MEMORY = 128
 """How many pieces of work started ahead are kept for the calls that take their results (the
 oldest is dropped: a log whose audit never comes does not hold memory)."""
 

@@ -407,6 +407,7 @@ class Lookahead(Container[int]):
         self._closed = False  # nothing read from here on makes a round audited
         self._revealed: dict[int, set[int]] = {}
         self._latest = 0  # the latest round an entry read so far belongs to
+        self._begun: set[int] = set()  # rounds whose audit was begun ahead, a round early
         self._last: list[Entry] = []  # the entry handed on last
 
     def __iter__(self) -> Lookahead:
@@ -433,6 +434,16 @@ class Lookahead(Container[int]):
     def __contains__(self, number: object) -> bool:
         if type(number) is not int:
             return False
+        revealed = self._read_to_reveals(number)
+        if revealed and number not in self._begun:  # its audit will recompute every hop
+            audit_ahead(self.table_id, number, [*self._last, *self._ahead])
+        if revealed and number + 1 not in self._begun and self._read_to_reveals(number + 1):
+            audit_ahead(self.table_id, number + 1, self._ahead)  # the threads work meanwhile
+            self._begun.add(number + 1)
+        return revealed
+
+    def _read_to_reveals(self, number: int) -> bool:
+        """Read ahead until round `number` is known to hold every seat's reveal, or cannot."""
         while (
             len(self._revealed.get(number, ())) < len(self.keys)
             and not self._closed
@@ -440,10 +451,7 @@ class Lookahead(Container[int]):
             and self._ahead_bytes < LOOKAHEAD_BYTES
         ):
             self._read()
-        revealed = len(self._revealed.get(number, ())) == len(self.keys)
-        if revealed:  # its audit will recompute every hop: begin that on the deck's threads
-            audit_ahead(self.table_id, number, [*self._last, *self._ahead])
-        return revealed
+        return len(self._revealed.get(number, ())) == len(self.keys)
 
     def _read(self) -> None:
         """One more entry from the stream into the queue (none at its end or a damaged record)."""
