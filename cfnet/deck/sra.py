@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,7 +142,29 @@ class SeatSecrets:
         return self._key_commitments()
 
     def _key_commitments(self) -> tuple[bytes, ...]:
-        return tuple(spread(group_commitment, self.position_keys))
+        return tuple(spread(key_commitment, self.position_keys))
+
+
+COMMITMENTS_KEPT = 4096
+"""How many keys' commitments are kept (a few rounds of the largest table's): a released key is
+checked, and the audit recomputes the commitments of the keys it derives from the seeds; each
+key's multiplication is done once for both (whichever comes first: ahead on the deck's threads,
+the audit's; on one thread, the check's)."""
+
+_commitments: dict[bytes, bytes] = {}  # key: key * G, as made here
+_commitments_lock = threading.Lock()
+
+
+def key_commitment(key: bytes) -> bytes:
+    """group_commitment(key), made once for a key seen lately."""
+    made = _commitments.get(key)
+    if made is None:
+        made = group_commitment(key)
+        with _commitments_lock:
+            _commitments[key] = made
+            while len(_commitments) > COMMITMENTS_KEPT:
+                del _commitments[next(iter(_commitments))]
+    return made
 
 
 def _sized(
@@ -205,7 +228,7 @@ def check_key(key: object, commitment: bytes, position: int) -> bytes:
     value = _sized(key, SCALAR_BYTES, f"the key for position {position}", DeckError)
     if not is_scalar(value):
         raise DeckError(f"the key for position {position} is not a scalar in 1..L-1")
-    if not hmac.compare_digest(group_commitment(value), commitment):
+    if not hmac.compare_digest(key_commitment(value), commitment):
         raise DeckError(
             f"the key for position {position} does not match the seat's commitment K[{position}]"
         )
