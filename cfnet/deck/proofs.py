@@ -42,7 +42,7 @@ from cfnet.deck.derive import (
     secret_blocks,
     u32,
 )
-from cfnet.deck.pool import spread
+from cfnet.deck.pool import MIN_SHARE, spread, threads
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 
 POINT_BYTES = 32
@@ -90,10 +90,28 @@ def _combine(operation: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> 
 
 
 def _sum(points: Sequence[bytes]) -> bytes:
+    """The sum of `points` (one or more); a long one's parts are added on the deck's threads
+    (the same sum: the group is commutative, and a point off the curve fails every order)."""
+    count = threads()
+    if count > 1 and len(points) >= 2 * MIN_SHARE:
+        size = -(-len(points) // count)
+        parts = [points[start : start + size] for start in range(0, len(points), size)]
+        return _sum_in_order(spread(_sum_in_order, parts, min_share=1))
+    return _sum_in_order(points)
+
+
+def _sum_in_order(points: Sequence[bytes]) -> bytes:
     total = points[0]
     for point in points[1:]:
         total = _add(total, point)
     return total
+
+
+def _pairwise(
+    operation: Callable[[bytes, bytes], bytes], ps: Sequence[bytes], qs: Sequence[bytes]
+) -> list[bytes]:
+    """[operation(p, q) for p, q in zip(ps, qs)], shared among the deck's threads."""
+    return spread(lambda pair: operation(*pair), list(zip(ps, qs, strict=True)))
 
 
 def _product(term: tuple[bytes, bytes | None]) -> bytes:
@@ -377,7 +395,7 @@ def prove_shuffle(
             *_own_terms(t3_weights, inputs),
         ]
     )
-    chain = [_add(a_g, b_h) for a_g, b_h in zip(products[:n], products[n : 2 * n], strict=True)]
+    chain = _pairwise(_add, products[:n], products[n : 2 * n])
     w1_g, w2_g, w3_g, w4_g = products[2 * n : 2 * n + 4]
     w_hat_g = products[2 * n + 4 : 3 * n + 4]
     t = [
@@ -387,10 +405,7 @@ def prove_shuffle(
         _sum(products[4 * n + 4 :]),
         w4_g,
     ]
-    t_hat = [
-        _add(w_hat_g[i], w_prime_previous)
-        for i, w_prime_previous in enumerate(_products(_terms(w_prime, [h, *chain[:-1]])))
-    ]
+    t_hat = _pairwise(_add, w_hat_g, _products(_terms(w_prime, [h, *chain[:-1]])))
     c = _shuffle_challenge(statement, commitments, chain, t, t_hat)
     v = [ONE] * n  # v[i] = u_out[i+1] * ... * u_out[n-1]
     for i in range(n - 2, -1, -1):
@@ -465,7 +480,7 @@ def check_shuffle(
         _sub(_sum(s_prime_out), _not_identity(_sum(x_bar_s4))),
         _sub(s4_g, c_mask),
     ]
-    t_hat = [_sub(_add(s_hat_g[i], s_prime_previous[i]), c_chain[i]) for i in range(n)]
+    t_hat = _pairwise(_sub, _pairwise(_add, s_hat_g, s_prime_previous), c_chain)
     if _shuffle_challenge(statement, proof.commitments, chain, t, t_hat) != c:
         raise ProofError("the shuffle proof does not verify")
     _remember_proven(digest)
@@ -576,7 +591,7 @@ def check_rekey(
     c_mask, s_mask_g = products[:2]
     s_keys_g, c_keys, y_hat_s, weighted = (products[2 + k * n : 2 + (k + 1) * n] for k in range(4))
     t_mask = _sub(s_mask_g, c_mask)
-    t_key = [_sub(s_keys_g[p], c_keys[p]) for p in range(n)]
+    t_key = _pairwise(_sub, s_keys_g, c_keys)
     t_rel = _sub(_not_identity(_sum(y_hat_s)), _sum(weighted))
     if _challenge(REKEY_CHALLENGE, statement, t_mask, *t_key, t_rel) != c:
         raise ProofError("the rekey proof does not verify")
