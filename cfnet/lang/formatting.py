@@ -51,6 +51,18 @@ def decimal(value: float, places: int) -> str:
     )
 
 
+def quantity(value: float) -> str:
+    """A number as Python's `:g` writes it (`60`, `2.5`), in the language's digits and decimal
+    sign (`2,5` in Greek, `۲٫۵` in Persian), without grouping: seconds, a limit."""
+    text = f"{value:g}"
+    if language().code == SOURCE:
+        return text
+    from babel.numbers import get_decimal_symbol
+
+    point = get_decimal_symbol(language().locale, numbering_system="default")
+    return native_digits(text.replace(".", point))
+
+
 def percent(value: float, places: int = 0) -> str:
     """A share (0.448) as a percentage with `places` decimals, as the language writes it
     (`44.8%` in English, `44,8%` in Greek, `۴۴٫۸%` in Persian)."""
