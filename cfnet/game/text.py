@@ -23,7 +23,18 @@ from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
 from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
-from cfnet.lang import N_, Sentence, _, isolate, isolate_name, language, ngettext, said, word_list
+from cfnet.lang import (
+    N_,
+    Sentence,
+    _,
+    isolate,
+    isolate_name,
+    language,
+    ngettext,
+    pgettext,
+    said,
+    word_list,
+)
 from cfnet.lang.bidi_marks import ISOLATES, PDI
 from cfnet.lang.formatting import native_digits
 from cfnet.lang.sentence import listed
@@ -403,6 +414,12 @@ def round_start(number: int, starter: str, centre: Tile | None = None, rounds: i
 YOU = "You"
 """What `move_text` is given as `who` for the local seat's own moves (said as the language says
 it: 'You played ...')."""
+
+
+def your_name() -> str:
+    """The name of a person who gave none, in the language in effect when the name is chosen
+    (then it is the name, whatever language is read later): 'You', 'Ikaw', 'شما'."""
+    return pgettext("player name", "You")
 
 
 def move_text(who: str, move: Move, drawn: Tile | None = None) -> str:

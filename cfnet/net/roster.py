@@ -18,6 +18,7 @@ from cfnet.lang import N_, Sentence
 from cfnet.net.discovery import TableInfo, parse_rules
 from cfnet.net.handshake import Handshake, HandshakeResult
 from cfnet.net.link import Link
+from cfnet.net.reasons import NOTHING_RECEIVED
 from cfnet.protocol.wire import check_display_name
 from cfnet.record.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
 
@@ -104,12 +105,12 @@ async def receive(link: Link, idle: float, who: str) -> dict[str, Any]:
             async with asyncio.timeout(idle):
                 message = await link.receive()
         except TimeoutError:
-            await link.close(f"nothing received for {idle:g} s")
+            await link.close(Sentence(NOTHING_RECEIVED, seconds=idle))
             raise LobbyError(
                 Sentence(
                     N_("{name} stopped answering (nothing received for {seconds} s)"),
                     name=who,
-                    seconds=f"{idle:g}",
+                    seconds=idle,
                 )
             ) from None
         if message["t"] != "ping":

@@ -29,11 +29,17 @@ def run(args: argparse.Namespace) -> int:
                 data = f.read()
         record = parse_record(data, name)
     except (OSError, RecordError) as error:
-        print(f"cfnet import-check: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet import-check: {escaped(describe(error), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
         return 1
     problems = list(check_record(record))
     for problem in problems:
-        print(f"cfnet import-check: {escaped(problem, SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet import-check: {escaped(problem, SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
     if problems:
         return 1
     rounds = record["rounds"]

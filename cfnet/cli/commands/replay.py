@@ -101,7 +101,10 @@ def _view(args: argparse.Namespace) -> int:
         with path.open("rb") as f:
             timeline = read_timeline(f, str(path))
     except (OSError, GameLookupError, LogFileError, PeerProtocolError) as error:
-        print(f"cfnet replay: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet replay: {escaped(describe(error), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
         return 1
     try:
         at = start_position(timeline, args.round, args.to)
@@ -166,12 +169,15 @@ def _replay(args: argparse.Namespace) -> int:
 
     def fail(message: str) -> int:
         """Say why the replay stops (the message may quote what the file holds: escaped)."""
-        print(f"cfnet replay: {escaped(said(message), SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet replay: {escaped(said(message), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
         return 1
 
     def told(sentence: str) -> None:
         """Print a sentence made by the table that may hold a peer's words, escaped."""
-        print(escaped(said(sentence), SENTENCE_CHARS))
+        print(escaped(said(sentence), SENTENCE_CHARS, isolates=True))
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from cfnet.lang import N_, _
+from cfnet.lang import N_, _, pgettext
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -101,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_watch(args, identity, screen))
     except (LocalProtocolError, PeerProtocolError, LogFileError, OSError, TimeoutError) as error:
         print(
-            f"cfnet watch: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr, flush=True
+            f"cfnet watch: {escaped(describe(error), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+            flush=True,
         )
         return 1
     except KeyboardInterrupt:
@@ -149,7 +151,7 @@ async def _network(
     from cfnet.net.watch import watch_table
 
     tell = _say  # before the table entry comes: the viewer is not open yet
-    name = check_player(args.player or getpass.getuser() or "watcher")
+    name = check_player(args.player or getpass.getuser() or pgettext("player name", "watcher"))
     if args.connect is not None:
         host, port = args.connect
         info = None
