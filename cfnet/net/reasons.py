@@ -38,6 +38,14 @@ EARLY_READY = N_("unexpected lobby message {kind} before 'start'")
 NOTHING_RECEIVED = N_("nothing received for {seconds} s")
 LEAVING_LOBBY = N_("leaving the lobby")
 BAD_TABLE_ENTRY = N_("bad table entry: {reason}")
+# watchers (6.11)
+NO_WATCHERS = N_("this table takes no watchers")
+WATCHERS_FULL = N_("the table has its {count} watchers: try again later")
+BAD_WATCH = N_("malformed 'watch' message")
+GAME_OVER = N_("the game is over")
+WATCHER_POSTS = N_("a watcher posts nothing (it sent {kind})")
+WATCHER_SLOW = N_("watcher too slow: {count} frames queued")
+LEAVING = N_("leaving")
 # a link (6.2) and its handshake (6.3)
 HANDSHAKE_FAILED = N_("handshake failed: {reason}")
 HANDSHAKE_TIMED_OUT = N_("handshake timed out after {seconds} s")
@@ -64,6 +72,17 @@ DEGENERATE = N_("peer sent a degenerate key share")
 BAD_AUTH = N_("malformed auth: no 64-byte signature and 32-byte confirmation")
 BAD_SIGNATURE = N_("the peer's handshake signature does not verify")
 BAD_CONFIRMATION = N_("the peer's key confirmation is wrong")
+FRAME_FORGED = N_(
+    "frame {number} of the link fails its authentication tag (altered, replayed, reordered or"
+    " sealed under another key)"
+)
+FRAME_ANNOUNCED = N_("frame announces {size} bytes, the limit is {limit}")
+FRAME_SHORT = N_("sealed frame of {size} bytes is shorter than its tag")
+FRAME_LARGE = N_("frame of {size} bytes, the limit is {limit}")
+FRAME_BODY = N_("frame body: {reason}")
+FRAME_NOT_MAP = N_("frame body is not a message map with a str type under key 't'")
+FRAME_CUT_HEADER = N_("stream ended after {got} of 4 header bytes")
+FRAME_CUT_BODY = N_("stream ended after {got} of {size} body bytes")
 LOST_SENDING = N_("connection lost while sending: {error}")
 LOST = N_("connection lost: {error}")
 PEER_CLOSED = N_("peer closed the connection")
@@ -87,6 +106,13 @@ KNOWN = (
     NOTHING_RECEIVED,
     LEAVING_LOBBY,
     BAD_TABLE_ENTRY,
+    NO_WATCHERS,
+    WATCHERS_FULL,
+    BAD_WATCH,
+    GAME_OVER,
+    WATCHER_POSTS,
+    WATCHER_SLOW,
+    LEAVING,
     HANDSHAKE_FAILED,
     HANDSHAKE_TIMED_OUT,
     NO_HELLO,
@@ -107,6 +133,14 @@ KNOWN = (
     BAD_AUTH,
     BAD_SIGNATURE,
     BAD_CONFIRMATION,
+    FRAME_FORGED,
+    FRAME_ANNOUNCED,
+    FRAME_SHORT,
+    FRAME_LARGE,
+    FRAME_BODY,
+    FRAME_NOT_MAP,
+    FRAME_CUT_HEADER,
+    FRAME_CUT_BODY,
 )
 """Every reason a peer may be told that `heard` recognises (a longer one before a shorter one
 it could be taken for)."""

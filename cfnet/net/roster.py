@@ -14,7 +14,8 @@ from typing import Any
 
 from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.lang import N_, Sentence
+from cfnet.lang import N_, Sentence, _
+from cfnet.lang.formatting import native_digits
 from cfnet.net.discovery import TableInfo, parse_rules
 from cfnet.net.handshake import Handshake, HandshakeResult
 from cfnet.net.link import Link
@@ -55,11 +56,18 @@ class Roster:
     watching: int = 0
 
     def lines(self) -> list[str]:
-        """The roster as plain lines: each seat with its player's key, or free; the watchers."""
+        """The roster as plain lines, in the language in effect: each seat with its player's
+        key, or free; the watchers."""
         names = self.names
-        lines = [f"  seat {i}: {name} ({fingerprint(key)})" for i, (name, key) in enumerate(names)]
-        lines += [f"  seat {i}: (free)" for i in range(len(names), self.seats)]
-        return lines + ([f"  watching: {self.watching}"] if self.watching > 0 else [])
+        taken, free = _("seat {number}: {name} ({key})"), _("seat {number}: (free)")
+        lines = [
+            taken.format(number=native_digits(str(i)), name=name, key=fingerprint(key))
+            for i, (name, key) in enumerate(names)
+        ]
+        lines += [free.format(number=native_digits(str(i))) for i in range(len(names), self.seats)]
+        if self.watching > 0:
+            lines.append(_("watching: {count}").format(count=native_digits(str(self.watching))))
+        return [f"  {line}" for line in lines]
 
 
 def parse_roster(message: dict[str, Any]) -> Roster:
