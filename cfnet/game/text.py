@@ -27,6 +27,7 @@ from cfnet.lang import (
     N_,
     Sentence,
     _,
+    digits,
     isolate,
     isolate_name,
     language,
@@ -36,7 +37,6 @@ from cfnet.lang import (
     word_list,
 )
 from cfnet.lang.bidi_marks import ISOLATES, PDI
-from cfnet.lang.formatting import native_digits
 from cfnet.lang.sentence import listed
 
 WIDTH = 80
@@ -102,12 +102,6 @@ def _balanced_isolates(text: str) -> set[int]:
         elif char == PDI and opened:
             kept.update((opened.pop(), i))
     return kept
-
-
-def digits(number: int) -> str:
-    """A count or a score as the language in effect writes its digits (Persian: ۱۲), without
-    grouping, so it takes as many cells as in English."""
-    return native_digits(str(number))
 
 
 def columns(text: str) -> int:

@@ -23,6 +23,12 @@ def native_digits(text: str) -> str:
     return text.translate({ord("0") + d: ord(zero) + d for d in range(10)})
 
 
+def digits(value: int) -> str:
+    """A count, a seat or a round as the language in effect writes its digits (Persian: ۱۲),
+    without grouping, so it takes as many cells as in English."""
+    return native_digits(str(value))
+
+
 @cache
 def _zero(locale: str) -> str:
     """The digit zero of `locale`'s numbering system (CLDR's data read once per locale)."""

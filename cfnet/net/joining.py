@@ -13,6 +13,7 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 from cfnet.lang import N_, Sentence, _
+from cfnet.lang.formatting import native_digits
 from cfnet.lang.sentence import clauses
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import CodeMismatch
@@ -207,7 +208,7 @@ class _Sitting:
                     check_timeout(self.roster.timeout, self.min_timeout)
                     self.say(
                         _("each seat has {seconds} s to answer (the table's timeout)").format(
-                            seconds=self.roster.timeout
+                            seconds=native_digits(str(self.roster.timeout))
                         )
                     )
                 if self.on_event is not None and self.roster != last:
@@ -290,7 +291,10 @@ class _Sitting:
             )
         self.say(
             _("table {name!r} starts: you are seat {seat} of {seats} ({rules})").format(
-                name=name, seat=mine[0], seats=len(seats), rules=options.describe()
+                name=name,
+                seat=native_digits(str(mine[0])),
+                seats=native_digits(str(len(seats))),
+                rules=options.describe(),
             )
         )
         return entry.wire, mine[0]

@@ -32,7 +32,7 @@ from typing import Any
 from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.rules import RuleOptions
 from cfnet.lang import N_, Sentence, _, ngettext, number
-from cfnet.lang.formatting import quantity
+from cfnet.lang.formatting import native_digits, quantity
 from cfnet.lang.sentence import said
 from cfnet.net.discovery import Discovery, TableInfo, check_name
 from cfnet.net.handshake import (
@@ -349,9 +349,9 @@ class HostLobby:
                 name=self.name,
                 address=self._interface,
                 port=port,
-                seats=self.seats,
+                seats=native_digits(str(self.seats)),
                 rules=self.options.describe(),
-                timeout=self.timeout,
+                timeout=native_digits(str(self.timeout)),
                 player=self.player,
                 key=fingerprint(self.identity.public),
             )
@@ -396,7 +396,8 @@ class HostLobby:
                 )
                 await joiner.link.close(Sentence(NOT_READY, seconds=self.timeout))
             not_ready = _("seat {number} ({name}) did not get ready: {error}")
-            self._say(not_ready.format(number=seat, name=joiner.name, error=describe(error)))
+            number = native_digits(str(seat))
+            self._say(not_ready.format(number=number, name=joiner.name, error=describe(error)))
         rows = [["" if s == 0 else host, port] for s, (host, port) in sorted(addresses.items())]
         seats = [s for s in sorted(addresses)]
         for seat, joiner in enumerate(self._joiners, 1):
@@ -458,7 +459,8 @@ class HostLobby:
         self._joiners.append(joiner)
         seat = len(self._joiners)
         sits = _("{name} ({key}) sits in seat {number}")
-        self._say(sits.format(name=player, key=fingerprint(joiner.key), number=seat))
+        number = native_digits(str(seat))
+        self._say(sits.format(name=player, key=fingerprint(joiner.key), number=number))
         if self._on_event is not None:
             self._on_event(SeatTaken(seat, player, joiner.key))
         await self._roster_changed()

@@ -13,8 +13,8 @@ from cfnet.disk.language import remember_language
 from cfnet.errors import describe
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.game.text import WIDTH, columns, digits, escaped, fit, pad, rounds_text
-from cfnet.lang import N_, _, isolate_name, language, ngettext, pgettext
+from cfnet.game.text import WIDTH, columns, escaped, fit, pad, rounds_text
+from cfnet.lang import N_, _, digits, isolate_name, language, ngettext, pgettext
 from cfnet.lang.catalog import set_language
 from cfnet.lang.choice import choose, language_list
 from cfnet.net.address import parse_host_port
