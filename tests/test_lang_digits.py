@@ -8,13 +8,16 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from lan_helpers import CFNET
 
+from cfnet.game.rules import RuleOptions
 from cfnet.lang.catalog import set_language
 from cfnet.lang.languages import LANGUAGES, SOURCE
 from cfnet.lang.sentence import said
+from cfnet.net.discovery import TableInfo
 from cfnet.net.reasons import LOCKED_OUT, heard
 
 NOTATION = re.compile(
@@ -62,3 +65,16 @@ def test_a_hosts_refusal_is_english_on_the_wire_and_persian_digits_on_screen() -
     finally:
         set_language(LANGUAGES[SOURCE])
     assert "۳۰" in shown and latin_numbers(shown) == [] and "table" not in shown
+
+
+def test_a_tables_timeout_is_said_in_the_readers_words_and_digits() -> None:
+    table = TableInfo(
+        "Kitchen", bytes(16), "ana", "abcd-efgh-ijkl-mn23", RuleOptions(), 3, 1, False
+    )
+    timed = replace(table, timeout=120)
+    assert (timed.timeout_text, table.timeout_text) == ("120 s", "?")
+    set_language(LANGUAGES["fa"])
+    try:
+        assert timed.timeout_text == "۱۲۰ ثانیه"
+    finally:
+        set_language(LANGUAGES[SOURCE])

@@ -23,7 +23,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from cfnet.errors import LocalProtocolError, UsageError, describe
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.lang import N_, Sentence, _, ngettext, said
+from cfnet.lang import N_, Sentence, _, digits, ngettext, said
 from cfnet.net.handshake import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
 from cfnet.record.entry import TABLE_ID_BYTES
@@ -144,8 +144,11 @@ class TableInfo:
 
     @property
     def timeout_text(self) -> str:
-        """The table's timeout as shown ("120 s"; "?" when not advertised)."""
-        return "?" if self.timeout is None else f"{self.timeout} s"
+        """The table's timeout as shown in the language in effect ("120 s", "۱۲۰ ثانیه"; "?"
+        when not advertised)."""
+        return (
+            "?" if self.timeout is None else _("{seconds} s").format(seconds=digits(self.timeout))
+        )
 
     @property
     def where(self) -> str:

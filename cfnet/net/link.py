@@ -77,7 +77,8 @@ class LinkClosed(ConnectionError):
 
 def _lost(error: OSError) -> str:
     """Why a connection was lost, as the system says it (no `[Errno N]`)."""
-    return error.strerror or str(error) or type(error).__name__
+    text = error.strerror or str(error) or type(error).__name__
+    return text[:1].lower() + text[1:]
 
 
 class Link:

@@ -162,7 +162,7 @@ class BrowserScreen(Page):
             name = pad(fit(name, name_width), name_width)
             text = (
                 f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {name} "
-                f"{pad(host, 12)} {f'{table.taken}/{table.seats}':<6} {about}"
+                f"{pad(host, 12)} {pad(f'{digits(table.taken)}/{digits(table.seats)}', 6)} {about}"
                 f"{coded if table.code else ''}"
             )
             styles = ["class:selected"] if i == chosen else []

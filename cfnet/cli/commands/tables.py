@@ -55,7 +55,8 @@ def listing(tables: Iterable[TableInfo]) -> list[str]:
         )
     ]
     rows += [
-        (t.name, f"{t.taken}/{t.seats}", t.timeout_text, f"{t.address}:{t.port}") for t in tables
+        (t.name, f"{digits(t.taken)}/{digits(t.seats)}", t.timeout_text, f"{t.address}:{t.port}")
+        for t in tables
     ]
     widths = [max(get_cwidth(row[i]) for row in rows) for i in range(len(rows[0]))]
 
