@@ -1,7 +1,7 @@
 """What a peer's or a file's bad bytes are refused for, said in the reader's language: a frame,
-a msgpack value, an entry, a deck point or proof, an identity key. The reason itself stays
-English (it goes on the wire, into a signed abort and into `--json`); `describe` says it in the
-language in effect, its numbers in the reader's digits."""
+a msgpack value, an entry, a deck point or proof, an identity key, a name that cannot be shown.
+The reason itself stays English (it goes on the wire, into a signed abort and into `--json`);
+`describe` says it in the language in effect, its numbers in the reader's digits."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from cfnet.deck.sra import DeckError, check_deck
-from cfnet.errors import describe
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.lang.catalog import set_language
 from cfnet.lang.languages import LANGUAGES, SOURCE
+from cfnet.net.discovery import check_name
 from cfnet.net.framing import FrameError, decode_body
 from cfnet.record.codec import DecodeError, decode_bounded
 from cfnet.record.entry import MalformedEntry, decode_entry
@@ -57,3 +58,14 @@ def test_a_refusal_is_english_in_the_error_and_persian_on_screen(
     plain = shown.replace(str(tmp_path), "")
     assert not re.search(r"\b(the|is|not|of|must|bytes?|after|starts)\b", plain), shown
     assert not re.search(r"[0-9]", re.sub(r"0x[0-9a-f]+|\d+\.\.\S+", "", plain)), shown
+
+
+def test_a_name_that_cannot_be_shown_is_refused_in_the_readers_language(persian: None) -> None:
+    with pytest.raises(LocalProtocolError) as refused:
+        check_name("a\tb")
+    assert describe(refused.value) == (
+        "table name 'a\\tb': use 1 to 40 printable characters (no control characters)"
+    )
+    set_language(LANGUAGES["fa"])
+    shown = describe(refused.value)
+    assert shown.startswith("نام میز 'a\\tb': از 1 تا 40 نویسهٔ چاپ‌پذیر"), shown  # a typed range

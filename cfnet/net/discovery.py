@@ -95,13 +95,13 @@ def fit_name(name: str, limit: int = MAX_NAME_BYTES) -> str:
     return cut.rstrip() + "…"
 
 
-def check_name(name: str, what: str = "table name") -> str:
+def check_name(name: str, what: str = N_("table name")) -> str:
     """`name` stripped, if the genesis takes it as a name (`check_display_name`: 1..40
     printable characters); else LocalProtocolError saying so."""
     try:
         return check_display_name(name.strip(), what)
     except ValueError as exc:
-        raise LocalProtocolError(str(exc)) from None
+        raise LocalProtocolError(exc.args[0]) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +214,7 @@ class TableInfo:
         version = field("v", int, lambda v: v >= 1)
         name = field("name", check_name, bool)
         table_id = field("id", bytes.fromhex, lambda b: len(b) == TABLE_ID_BYTES)
-        host = field("host", lambda text: check_name(text, "host name"), bool)
+        host = field("host", lambda text: check_name(text, N_("host name")), bool)
         fp = field("fp", str, lambda text: _FINGERPRINT.match(text) is not None)
         taken, seats = field(
             "seats", seat_counts, lambda c: MIN_PLAYERS <= c[1] <= MAX_PLAYERS and 0 <= c[0] <= c[1]

@@ -129,7 +129,7 @@ class Seating:
 def check_player(name: str) -> str:
     """`name` stripped, if it is a name (`check_name`: 1..40 printable characters);
     LocalProtocolError otherwise."""
-    return check_name(name, "player name")
+    return check_name(name, N_("player name"))
 
 
 def _reason(error: Exception) -> str:

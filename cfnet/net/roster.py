@@ -91,10 +91,10 @@ def parse_roster(message: dict[str, Any]) -> Roster:
         ):
             raise LobbyError(Sentence(N_("malformed 'seats' message")))
         try:  # shown as it came: checked as the genesis will be
-            names.append((check_display_name(row[0], "player name"), row[1]))
+            names.append((check_display_name(row[0], N_("player name")), row[1]))
         except ValueError as exc:
             raise LobbyError(
-                Sentence(N_("malformed 'seats' message: {error}"), error=str(exc))
+                Sentence(N_("malformed 'seats' message: {error}"), error=exc.args[0])
             ) from None
     try:
         parsed = parse_rules(rules)

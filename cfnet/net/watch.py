@@ -130,9 +130,9 @@ class Watchers:
             refusal = Sentence(reasons.BAD_WATCH)
         if refusal is None:
             try:
-                name = check_display_name(str(name).strip(), "watcher name")
+                name = check_display_name(str(name).strip(), N_("watcher name"))
             except ValueError as error:
-                refusal = str(error)
+                refusal = error.args[0]
         if refusal is not None:
             await link.close(refusal)
             return

@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from cfnet.lang import N_, _, pgettext
+from cfnet.lang.formatting import quantity
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -196,7 +197,7 @@ async def _find(args: argparse.Namespace) -> TableInfo:
                 if args.fingerprint
                 else _("no table {name!r} was found within {seconds} s")
             )
-            raise LobbyError(missing.format(name=args.table, seconds=f"{args.wait:g}")) from None
+            raise LobbyError(missing.format(name=args.table, seconds=quantity(args.wait))) from None
         await asyncio.sleep(SAME_NAME_SETTLE)  # namesakes may still be resolving
         found = sorted((t for t in browser.tables.values() if chosen(t)), key=lambda t: t.where)
     if not found:
@@ -225,7 +226,7 @@ async def _appeared(path: Path, wait: float) -> None:
             _("{file} is not a file: --follow reads a game log file").format(file=path)
         )
     waiting = _("no file {file} yet: waiting up to {seconds} s (--wait) for a game to write it...")
-    _say(waiting.format(file=path, seconds=f"{wait:g}"))
+    _say(waiting.format(file=path, seconds=quantity(wait)))
     until = time.monotonic() + wait
     while not path.is_file():
         if time.monotonic() >= until:
@@ -233,7 +234,7 @@ async def _appeared(path: Path, wait: float) -> None:
                 _(
                     "no file {file} appeared within {seconds} s: --follow reads a game log as a"
                     " seat writes it (its table.cflog; cfnet games lists the logs kept)"
-                ).format(file=path, seconds=f"{wait:g}")
+                ).format(file=path, seconds=quantity(wait))
             )
         await asyncio.sleep(POLL)
 
