@@ -78,3 +78,20 @@ def test_a_tables_timeout_is_said_in_the_readers_words_and_digits() -> None:
         assert timed.timeout_text == "۱۲۰ ثانیه"
     finally:
         set_language(LANGUAGES[SOURCE])
+
+
+def test_selfplay_in_persian_writes_its_statistics_in_persian() -> None:
+    environ = {**os.environ, "LANGUAGE": "fa"}
+    done = subprocess.run(
+        [*CFNET, "selfplay", "--games", "2", "--seed", "3"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    typed = re.sub(r"seed \d+", "", done.stdout)  # the seed, as typed
+    assert latin_numbers(typed) == [], done.stdout
+    assert not re.search(r"went out|blocked|dead foot|games/s", done.stdout), done.stdout
+    assert "پای مرده" in done.stdout
