@@ -12,8 +12,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from lan_helpers import CFNET
+from test_expert import tiles
 
+from cfnet.game.expert_bot import explain
+from cfnet.game.moves import play
+from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
+from cfnet.game.text import clock
+from cfnet.game.tiles import Tile
 from cfnet.lang.catalog import set_language
 from cfnet.lang.languages import LANGUAGES, SOURCE
 from cfnet.lang.sentence import said
@@ -95,3 +101,27 @@ def test_selfplay_in_persian_writes_its_statistics_in_persian() -> None:
     assert latin_numbers(typed) == [], done.stdout
     assert not re.search(r"went out|blocked|dead foot|games/s", done.stdout), done.stdout
     assert "پای مرده" in done.stdout
+
+
+def test_a_clock_is_in_persian_digits() -> None:
+    """The lobby's 'free for 0:09' and the game screen's '1:45 left to move'."""
+    set_language(LANGUAGES["fa"])
+    try:
+        assert (clock(105), clock(9)) == ("۱:۴۵", "۰:۰۹")
+    finally:
+        set_language(LANGUAGES[SOURCE])
+    assert clock(105) == "1:45"
+
+
+def test_a_hints_counts_are_in_persian_digits_and_its_pips_as_typed() -> None:
+    game_round = Round(
+        2, 1, 0, [tiles("9-8 9-2 5-5 5-1"), tiles("9-0 0-1 3-3 4-4")], tiles("1-1 2-2 6-6")
+    )
+    move = play(Tile.of(9, 8), "a")
+    margins = [(move, 4.0), (play(Tile.of(9, 2), "a"), 1.5)]
+    set_language(LANGUAGES["fa"])
+    try:
+        persian = explain(game_round.view(0), move, margins, 120)
+    finally:
+        set_language(LANGUAGES[SOURCE])
+    assert "+۲٫۵" in persian and "۱۲۰" in persian and "5ها" in persian, persian

@@ -37,6 +37,7 @@ from cfnet.lang import (
     word_list,
 )
 from cfnet.lang.bidi_marks import ISOLATES, PDI
+from cfnet.lang.formatting import native_digits
 from cfnet.lang.sentence import listed
 
 WIDTH = 80
@@ -369,9 +370,9 @@ def _line_words(public: PublicRound, line: Line) -> list[Row]:
 
 
 def clock(seconds: float) -> str:
-    """Seconds as minutes and seconds, rounded up: '1:45', '0:09'."""
+    """Seconds as minutes and seconds, rounded up, in the reader's digits: '1:45', '0:09'."""
     whole = math.ceil(max(0.0, seconds))
-    return f"{whole // 60}:{whole % 60:02d}"
+    return native_digits(f"{whole // 60}:{whole % 60:02d}")
 
 
 def wait_state(left: float, link_down: float | None) -> str:
