@@ -22,12 +22,17 @@ MODULES = (
     "game/rules.py",
     "game/tiles.py",
     "net/discovery.py",
+    "net/handshake.py",
     "net/joining.py",
+    "net/link.py",
+    "net/lobby.py",
     "net/roster.py",
     "protocol/events.py",
     "protocol/verify.py",
+    "record/logfile.py",
 )
-"""Modules elsewhere whose reasons reach a person (the engine's, the verdict's, joining's)."""
+"""Modules elsewhere whose reasons reach a person (the engine's, the verdict's, the lobby's and
+a link's, a log file's)."""
 MARKING = {"_", "N_", "ngettext", "pgettext", "npgettext", "Sentence", "counted"}
 SPEAKING = {"print", "say", "_say", "tell", "told", "fail", "Notice", "GameAborted", "GameLeft"}
 """Calls whose text a person reads (their first argument; `GameLeft`'s second is a key)."""

@@ -202,3 +202,24 @@ def test_the_engines_reason_is_english_on_the_wire_and_the_readers_language_on_s
         assert describe(refused.value) == "είναι η σειρά της θέσης 0, όχι της θέσης 1: περιμένετε"
     finally:
         set_language(LANGUAGES[SOURCE])
+
+
+@pytest.mark.parametrize("damage", ["torn", "json", "header"])
+def test_a_damaged_log_is_described_in_the_readers_language(tmp_path: Path, damage: str) -> None:
+    """Why a log cannot be read (the log file's own reasons: a torn record, JSON text, a damaged
+    record header) is said in Persian, its byte and entry numbers in Persian digits."""
+    whole = (VECTORS / "game-2p-seed1.cfnlog").read_bytes()
+    damaged = {
+        "torn": whole[:100],
+        "json": b'{"format": "cfnet-record"}',
+        "header": whole[:8] + b"\xff" * 12,
+    }[damage]
+    log = tmp_path / "damaged.cflog"
+    log.write_bytes(damaged)
+    english = cfnet("verify", str(log)).replace(str(log), "")
+    persian = cfnet("verify", str(log), LANGUAGE="fa").replace(str(log), "")
+    assert "byte 8" in english or "byte 0" in english, english
+    commands = {"JSON", "export", "import", "check"}  # cfnet export, cfnet import-check
+    assert english_left(persian, english) - commands == set(), persian
+    assert "بایت" in persian and facts(persian) == facts(english), (persian, english)
+    assert not re.search(r"[0-9]", persian), persian

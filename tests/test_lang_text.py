@@ -8,12 +8,24 @@ from collections.abc import Iterator
 
 import pytest
 
-from cfnet.lang import decimal, isolate, isolate_name, number, percent, word_list
+from cfnet.game.text import your_name
+from cfnet.lang import (
+    N_,
+    Sentence,
+    decimal,
+    isolate,
+    isolate_name,
+    number,
+    percent,
+    said,
+    word_list,
+)
 from cfnet.lang.bidi import bidi_mode, display_lines, resolve, set_bidi, visual
 from cfnet.lang.bidi_marks import CONTROLS
 from cfnet.lang.catalog import set_language
 from cfnet.lang.languages import LANGUAGES, SOURCE
 from cfnet.lang.width import clip, pad, width, wrap
+from cfnet.net.lobby import check_player
 
 
 @pytest.fixture
@@ -128,3 +140,31 @@ def test_bidi_auto_asks_the_environment(
 def test_an_unknown_bidi_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="auto, terminal, cfnet"):
         resolve("visual", True, {})
+
+
+@pytest.mark.parametrize(
+    ("code", "name"),
+    [("en", "You"), ("tl", "Ikaw"), ("ms", "Anda"), ("el", "Εσείς"), ("fy", "Jo"), ("fa", "شما")],
+)
+def test_a_person_who_gives_no_name_is_named_in_their_language(code: str, name: str) -> None:
+    """`cfnet play --offline` without --player: the local person's name is the reader's word
+    for 'you', chosen when the game starts (a name is data from then on)."""
+    set_language(LANGUAGES[code])
+    try:
+        chosen = your_name()
+    finally:
+        set_language(LANGUAGES[SOURCE])
+    assert chosen == name and check_player(chosen) == name
+
+
+@pytest.mark.parametrize(("value", "english", "persian"), [(2.5, "2.5", "۲٫۵"), (60.0, "60", "۶۰")])
+def test_a_sentences_seconds_are_english_on_the_wire_and_persian_digits_on_screen(
+    value: float, english: str, persian: str
+) -> None:
+    sentence = Sentence(N_("nothing received for {seconds} s"), seconds=value)
+    assert sentence == f"nothing received for {english} s"
+    set_language(LANGUAGES["fa"])
+    try:
+        assert said(sentence) == f"{persian} ثانیه چیزی نرسید"
+    finally:
+        set_language(LANGUAGES[SOURCE])

@@ -6,14 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 
+import pytest
 from net_helpers import LOOPBACK
 
+from cfnet.errors import describe
 from cfnet.game.rules import RuleOptions
+from cfnet.lang.catalog import set_language
+from cfnet.lang.languages import LANGUAGES, SOURCE
 from cfnet.net.handshake import Handshake, HandshakeResult
+from cfnet.net.joining import join_table
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.lobby import TABLE_CODE_FAILURES, HostLobby
+from cfnet.net.roster import LobbyError
 from cfnet.record.identity import Identity
 
 CODE = "blue harbour 42"
@@ -122,3 +129,39 @@ def test_at_most_ten_guesses_are_under_way_at_once_whatever_the_addresses() -> N
     )
     assert isinstance(outcome, HandshakeResult)
     assert not [line for line in said if "wrong join codes" in line]  # none was a guess
+
+
+def test_a_joiner_reads_the_tables_refusal_in_its_own_language_and_digits() -> None:
+    """The host says why in English on the wire (the joiner may read another language); a
+    joiner reading Persian is told in Persian, its numbers in Persian digits."""
+    now, said = [1000.0], list[str]()
+    addresses = iter(f"127.0.0.{n}" for n in range(2, 250))
+
+    async def prepare(genesis: bytes, seat: int, known: dict[int, tuple[str, int]]) -> int:
+        raise AssertionError("a refused joiner is never seated")
+
+    async def scenario() -> tuple[str, LobbyError]:
+        async with hosting(now, said) as port:
+            for _ in range(TABLE_CODE_FAILURES):
+                assert reason(await guess(port, next(addresses), "red harbour 42")) == WRONG
+            wire = reason(await guess(port, next(addresses), CODE))
+            set_language(LANGUAGES["fa"])
+            try:
+                with pytest.raises(LobbyError) as refused:
+                    await join_table(
+                        Identity.generate(), "Guest", LOOPBACK, port, prepare, code=CODE
+                    )
+            finally:
+                set_language(LANGUAGES[SOURCE])
+            return wire, refused.value
+
+    wire, refused = asyncio.run(scenario())
+    assert "the table refuses every joiner for 30 s more" in wire  # English on the wire
+    set_language(LANGUAGES["fa"])
+    try:
+        shown = describe(refused)
+    finally:
+        set_language(LANGUAGES[SOURCE])
+    assert "میز تا ۳۰ ثانیهٔ دیگر هر تازه‌واردی را رد می‌کند" in shown, shown
+    where = re.escape(LOOPBACK) + r":\d+"  # the address as dialled: notation
+    assert not re.search(r"[0-9]|refuses|joiner|guessing", re.sub(where, "", shown)), shown

@@ -19,6 +19,8 @@ import pytest
 from net_helpers import LOOPBACK, link_server
 
 from cfnet.game.rules import RuleOptions
+from cfnet.lang.catalog import set_language
+from cfnet.lang.languages import LANGUAGES, SOURCE
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import NET_VERSION, Handshake
 from cfnet.net.joining import join_table
@@ -264,6 +266,26 @@ def test_the_host_refuses_an_address_after_five_wrong_codes_for_a_minute() -> No
 async def leave(joiner: asyncio.Task[Seating]) -> None:
     joiner.cancel()
     await asyncio.gather(joiner, return_exceptions=True)
+
+
+def test_the_host_says_why_a_joiner_left_in_its_own_language() -> None:
+    """The joiner's goodbye is English on the wire; a host reading Persian is told it in
+    Persian (a reason it knows), not in the joiner's words."""
+
+    async def scenario() -> list[str]:
+        async with hosting() as host:
+            guest = joining(GUEST, "guest", host.port)
+            await host.roster_is("host", "guest")
+            set_language(LANGUAGES["fa"])
+            try:
+                await leave(guest)
+                await host.roster_is("host")
+            finally:
+                set_language(LANGUAGES[SOURCE])
+            return host.said
+
+    left = [line for line in asyncio.run(scenario()) if line.startswith("guest ")][1:]
+    assert left == ["guest میز را ترک کرد (طرف مقابل خداحافظی کرد: 'ترک لابی')"], left
 
 
 # ---------------------------------------------------------------- pings and idle timeouts

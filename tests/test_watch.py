@@ -36,7 +36,7 @@ from cfnet.game.text import columns, render_board
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.handshake import Handshake
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.watch import NO_WATCHERS
+from cfnet.net.reasons import NO_WATCHERS
 from cfnet.protocol.events import Appended, RoundScored, Superseded
 from cfnet.protocol.testing import play_protocol_game, sim_identity, start_tables
 from cfnet.protocol.wire import REVEAL, TABLE

@@ -39,6 +39,7 @@ from cfnet.game.text import (
     score_lines,
 )
 from cfnet.lang import N_, _, ngettext, said, word_list
+from cfnet.lang.formatting import native_digits
 from cfnet.net.lobby import LobbyEvent
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored
 from cfnet.protocol.testing import derived, sim_entropy
@@ -162,7 +163,10 @@ class Demo:
                 )
                 self.say(
                     opened.format(
-                        name=self.name, address=LOOPBACK, port=port, count=self.args.players
+                        name=self.name,
+                        address=LOOPBACK,
+                        port=port,
+                        count=native_digits(str(self.args.players)),
                     )
                 )
                 self.say("  " + _("rules: {rules}").format(rules=self.options.describe()))
@@ -209,7 +213,7 @@ class Demo:
             )
             started = _("started {name} (process {pid}): cfnet bot {table}, finds it by mDNS")
             pid = hosting.bots.children[-1].process.pid
-            self.say(started.format(name=name, pid=pid, table=self.name))
+            self.say(started.format(name=name, pid=native_digits(str(pid)), table=self.name))
             await self._joined.wait()
 
     def _bot_homes(self) -> list[Path]:
@@ -225,7 +229,8 @@ class Demo:
                 else _("seat {number}: {name} key {key}  (its own process)")
             )
             key = fingerprint(info.key)
-            self.say("  " + line.format(number=seat, name=f"{info.name:<6}", key=key))
+            number = native_digits(str(seat))
+            self.say("  " + line.format(number=number, name=f"{info.name:<6}", key=key))
 
     async def _guard(self, work: Awaitable[T], stopped: str) -> T:
         """Await `work`, stopping it with a DemoError naming the child that failed, if any
@@ -330,13 +335,14 @@ class Demo:
         entries = read_log(destination)
         verdict = verify_entries(entries)
         count, why = len(entries), said(verdict.problem)
+        shown = native_digits(str(count))
         if verdict.ok:
             self.say(
                 ngettext(
                     "verified: the log is a complete, valid game ({count} entry)",
                     "verified: the log is a complete, valid game ({count} entries)",
                     count,
-                ).format(count=count)
+                ).format(count=shown)
             )
             checked = _("every signature, shuffle, key and move checked, as `cfnet verify` does")
             self.say(f"  {checked}")
@@ -346,7 +352,7 @@ class Demo:
                     "checked: a valid log, the game unfinished ({count} entry)",
                     "checked: a valid log, the game unfinished ({count} entries)",
                     count,
-                ).format(count=count)
+                ).format(count=shown)
             )
             self.say(f"  {why}")
         elif finished:
@@ -355,7 +361,7 @@ class Demo:
                     "NOT verified ({count} entry): {problem}",
                     "NOT verified ({count} entries): {problem}",
                     count,
-                ).format(count=count, problem=why)
+                ).format(count=shown, problem=why)
             )
         else:
             self.say(
@@ -363,7 +369,7 @@ class Demo:
                     "the log ends before the game does ({count} entry)",
                     "the log ends before the game does ({count} entries)",
                     count,
-                ).format(count=count)
+                ).format(count=shown)
             )
         self.say(_("log saved: {file}").format(file=destination))
         check = f"{invocation()} verify {shlex.quote(str(destination))}"

@@ -44,7 +44,9 @@ _WORD_RANGE = 2**32
 def u32(value: int) -> bytes:
     """`value` as 4 bytes big-endian; LocalProtocolError outside 0..2**32-1."""
     if not 0 <= value < _WORD_RANGE:
-        raise LocalProtocolError(f"{value} does not fit the 4-byte field: use 0..{2**32 - 1}")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"{value} does not fit the 4-byte field: use 0..{2**32 - 1}"
+        )
     return value.to_bytes(4, "big")
 
 
@@ -58,7 +60,7 @@ def label_bytes(label: str) -> bytes:
 def round_context(table_id: bytes, round_number: int) -> bytes:
     """table_id (16 bytes) || u32(round_number)."""
     if not isinstance(table_id, bytes) or len(table_id) != TABLE_ID_BYTES:
-        raise LocalProtocolError(f"a table id is {TABLE_ID_BYTES} bytes")
+        raise LocalProtocolError(f"a table id is {TABLE_ID_BYTES} bytes")  # untranslated: bug
     return table_id + u32(round_number)
 
 
@@ -76,7 +78,7 @@ def commitment_hash(label: str, *parts: bytes) -> bytes:
 def secret_blocks(seed: bytes, label: str, info: bytes) -> Iterator[bytes]:
     """Block i = HMAC-SHA-512(key=seed, label_bytes(label) || info || u32(i)), i = 0, 1, ..."""
     if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
-        raise LocalProtocolError(f"a seed is {SEED_BYTES} bytes")
+        raise LocalProtocolError(f"a seed is {SEED_BYTES} bytes")  # untranslated: a bug
     prefix = label_bytes(label) + info
     counter = 0
     while True:
@@ -103,12 +105,16 @@ def words(blocks: Iterable[bytes]) -> Iterator[int]:
 def uniform_below(n: int, word_stream: Iterator[int]) -> int:
     """Uniform in 0..n-1: the first word w < 2**32 - (2**32 mod n), taken mod n."""
     if not 0 < n <= _WORD_RANGE:
-        raise LocalProtocolError(f"cannot sample below {n}: use 1..{_WORD_RANGE}")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"cannot sample below {n}: use 1..{_WORD_RANGE}"
+        )
     limit = _WORD_RANGE - _WORD_RANGE % n
     for word in word_stream:
         if word < limit:
             return word % n
-    raise LocalProtocolError("the word stream ended before a sample was accepted")
+    raise LocalProtocolError(  # untranslated: a bug (the streams are endless)
+        "the word stream ended before a sample was accepted"
+    )
 
 
 def fisher_yates(size: int, word_stream: Iterator[int]) -> tuple[int, ...]:
@@ -126,7 +132,9 @@ def scalar_from_blocks(blocks: Iterable[bytes]) -> bytes:
         scalar = sodium.crypto_core_ed25519_scalar_reduce(block)
         if is_scalar(scalar):
             return scalar
-    raise LocalProtocolError("the block stream ended before a nonzero scalar")
+    raise LocalProtocolError(  # untranslated: a bug (the streams are endless)
+        "the block stream ended before a nonzero scalar"
+    )
 
 
 def is_scalar(value: object) -> bool:

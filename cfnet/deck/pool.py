@@ -18,6 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any, Generic, TypeVar
 
 from cfnet.errors import LocalProtocolError
+from cfnet.lang import N_, Sentence
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -53,7 +54,9 @@ def use_threads(count: int | None = None) -> None:
     `default_threads()`; 1: everything on the calling thread, as a measurement without the
     pool needs)."""
     if count is not None and count < 1:
-        raise LocalProtocolError(f"the deck cannot use {count} threads: use 1 or more")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"the deck cannot use {count} threads: use 1 or more"
+        )
     with _lock:
         _setting[0] = default_threads() if count is None else count
         for executor in _executors:
@@ -71,8 +74,14 @@ def threads_setting(text: str) -> int:
         count = 0
     if count < 1:
         raise LocalProtocolError(
-            f"{THREADS_VARIABLE} is {text!r}: use a whole number of threads, 1 or more "
-            "(1: every check on one thread)"
+            Sentence(
+                N_(
+                    "{variable} is {value!r}: use a whole number of threads, 1 or more (1: every"
+                    " check on one thread)"
+                ),
+                variable=THREADS_VARIABLE,
+                value=text,
+            )
         )
     return count
 

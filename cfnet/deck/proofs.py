@@ -44,10 +44,12 @@ from cfnet.deck.derive import (
 )
 from cfnet.deck.pool import MIN_SHARE, spread, threads
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.lang import N_, Sentence
 
 POINT_BYTES = 32
 ONE = (1).to_bytes(SCALAR_BYTES, "little")
 _NACL_ERRORS = (nacl.exceptions.RuntimeError, nacl.exceptions.TypeError)
+_NOT_A_POINT = N_("a point of the proof or its statement is not a valid group point")
 
 
 class ProofError(PeerProtocolError):
@@ -62,9 +64,7 @@ def _mul(scalar: bytes, point: bytes) -> bytes:
     try:
         product: bytes = sodium.crypto_scalarmult_ed25519_noclamp(scalar, point)
     except _NACL_ERRORS:
-        raise ProofError(
-            "a point of the proof or its statement is not a valid group point"
-        ) from None
+        raise ProofError(Sentence(_NOT_A_POINT)) from None
     return product
 
 
@@ -86,7 +86,7 @@ def _combine(operation: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> 
     try:
         return operation(p, q)
     except _NACL_ERRORS:
-        raise ProofError("a point of the proof is not on the curve") from None
+        raise ProofError(Sentence(N_("a point of the proof is not on the curve"))) from None
 
 
 def _sum(points: Sequence[bytes]) -> bytes:
@@ -141,7 +141,7 @@ def _not_identity(point: bytes) -> bytes:
     """`point`, refused as libsodium refuses to multiply the identity: a product folded into
     a combination must fail where the product itself would have."""
     if point == _IDENTITY:
-        raise ProofError("a point of the proof or its statement is not a valid group point")
+        raise ProofError(Sentence(_NOT_A_POINT))
     return point
 
 
@@ -169,7 +169,9 @@ def _response(nonce: bytes, challenge: bytes, secret: bytes) -> bytes:
     """nonce + challenge * secret (mod L); never zero for an honest prover (probability 2^-252)."""
     response = _scalar(_int(nonce) + _int(challenge) * _int(secret))
     if not is_scalar(response):
-        raise LocalProtocolError("a proof response is zero: draw another round seed")
+        raise LocalProtocolError(  # untranslated: a chance of 2^-252
+            "a proof response is zero: draw another round seed"
+        )
     return response
 
 
@@ -180,7 +182,9 @@ def _own_terms(scalars: Sequence[int], points: Sequence[bytes]) -> list[tuple[by
         (_scalar(s), p) for s, p in zip(scalars, points, strict=True) if s % GROUP_ORDER
     ]
     if not terms:
-        raise LocalProtocolError("every weight of a proof's combination is zero: draw another seed")
+        raise LocalProtocolError(  # untranslated: a chance of 2^-252
+            "every weight of a proof's combination is zero: draw another seed"
+        )
     return terms
 
 
@@ -219,7 +223,9 @@ def _remember_proven(digest: bytes) -> None:
 
 def _checked_scalars(items: Sequence[bytes]) -> None:
     if not all(is_scalar(item) for item in items):
-        raise ProofError("a proof scalar is zero or not canonical (it must be in 1..L-1)")
+        raise ProofError(
+            Sentence(N_("a proof scalar is zero or not canonical (it must be in 1..L-1)"))
+        )
 
 
 # -- hashing: generators, statements, challenges, nonces
@@ -308,9 +314,8 @@ class ShuffleProof:
     def from_bytes(cls, blob: bytes, size: int) -> ShuffleProof:
         """The proof for a deck of `size` points; ProofError if `blob` is not (4*size+5)*32."""
         if type(blob) is not bytes or len(blob) != shuffle_proof_bytes(size):
-            raise ProofError(
-                f"a shuffle proof for {size} points is {shuffle_proof_bytes(size)} bytes"
-            )
+            wrong = N_("a shuffle proof for {count} points is {size} bytes")
+            raise ProofError(Sentence(wrong, count=size, size=shuffle_proof_bytes(size)))
         items = [blob[i : i + 32] for i in range(0, len(blob), 32)]
         n = size
         challenge, s1, s2, s3, s4 = items[2 * n : 2 * n + 5]
@@ -433,7 +438,7 @@ def check_shuffle(
     """ProofError unless `proof` shows outputs is inputs permuted and times the secret of mask."""
     n = len(inputs)
     if not (len(outputs) == len(proof.commitments) == len(proof.chain) == n):
-        raise ProofError(f"the shuffle proof is not for {n} points")
+        raise ProofError(Sentence(N_("the shuffle proof is not for {count} points"), count=n))
     _checked_scalars([proof.s1, proof.s2, proof.s3, proof.s4, *proof.s_hat, *proof.s_prime])
     digest = _statement_digest(b"shuffle", where, inputs, outputs, mask, proof.to_bytes())
     if digest in _proven:
@@ -482,7 +487,7 @@ def check_shuffle(
     ]
     t_hat = _pairwise(_sub, _pairwise(_add, s_hat_g, s_prime_previous), c_chain)
     if _shuffle_challenge(statement, proof.commitments, chain, t, t_hat) != c:
-        raise ProofError("the shuffle proof does not verify")
+        raise ProofError(Sentence(N_("the shuffle proof does not verify")))
     _remember_proven(digest)
 
 
@@ -504,7 +509,8 @@ class RekeyProof:
     def from_bytes(cls, blob: bytes, size: int) -> RekeyProof:
         """The proof for a deck of `size` points; ProofError if `blob` is not (size+2)*32."""
         if type(blob) is not bytes or len(blob) != rekey_proof_bytes(size):
-            raise ProofError(f"a rekey proof for {size} points is {rekey_proof_bytes(size)} bytes")
+            wrong = N_("a rekey proof for {count} points is {size} bytes")
+            raise ProofError(Sentence(wrong, count=size, size=rekey_proof_bytes(size)))
         items = [blob[i : i + 32] for i in range(0, len(blob), 32)]
         return cls(items[0], items[1], tuple(items[2:]))
 
@@ -567,7 +573,7 @@ def check_rekey(
     mask = m * G and key_points[p] = k[p] * G."""
     n = len(inputs)
     if not (len(outputs) == len(key_points) == len(proof.s_keys) == n):
-        raise ProofError(f"the rekey proof is not for {n} points")
+        raise ProofError(Sentence(N_("the rekey proof is not for {count} points"), count=n))
     _checked_scalars([proof.s_mask, *proof.s_keys])
     digest = _statement_digest(b"rekey", where, inputs, outputs, mask, key_points, proof.to_bytes())
     if digest in _proven:
@@ -594,5 +600,5 @@ def check_rekey(
     t_key = _pairwise(_sub, s_keys_g, c_keys)
     t_rel = _sub(_not_identity(_sum(y_hat_s)), _sum(weighted))
     if _challenge(REKEY_CHALLENGE, statement, t_mask, *t_key, t_rel) != c:
-        raise ProofError("the rekey proof does not verify")
+        raise ProofError(Sentence(N_("the rekey proof does not verify")))
     _remember_proven(digest)

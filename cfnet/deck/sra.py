@@ -7,6 +7,7 @@ rules raises `DeckError` (seat=None: the table layer knows whom to blame).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import threading
@@ -45,6 +46,7 @@ from cfnet.deck.derive import (
 from cfnet.deck.pool import ahead, keep, spread, taken, threads
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.tiles import ALL_TILES, Tile
+from cfnet.lang import N_, Sentence
 
 POINT_BYTES = 32
 NONCE_BYTES = 32
@@ -73,7 +75,9 @@ def tile_for_point(point: bytes) -> Tile:
     """The tile whose point is `point`; DeckError if it is no tile's point."""
     tile = _TILE_OF_POINT.get(point)
     if tile is None:
-        raise DeckError("the opened point is not the point of any tile: a key or a shuffle is bad")
+        raise DeckError(
+            Sentence(N_("the opened point is not the point of any tile: a key or a shuffle is bad"))
+        )
     return tile
 
 
@@ -113,7 +117,9 @@ class SeatSecrets:
         if made is not None:  # derived ahead (shuffles_ahead)
             return made
         if size < 1:
-            raise LocalProtocolError(f"a deck of {size} points cannot be shuffled: use 1 or more")
+            raise LocalProtocolError(  # untranslated: a caller's bug
+                f"a deck of {size} points cannot be shuffled: use 1 or more"
+            )
         where = context(table_id, round_number, seat)
         return cls(
             table_id=table_id,
@@ -170,45 +176,51 @@ def key_commitment(key: bytes) -> bytes:
 def _sized(
     value: object, size: int, what: str, error: type[ValueError] = LocalProtocolError
 ) -> bytes:
+    """`value` if it is `size` bytes; else `error` saying that `what` (a marked template)
+    must be."""
     if not isinstance(value, bytes) or len(value) != size:
-        raise error(f"{what} must be {size} bytes")
+        raise error(Sentence(N_("{what} must be {size} bytes"), what=Sentence(what), size=size))
     return value
 
 
 def seed_commitment(seed: bytes, table_id: bytes, round_number: int, seat: int) -> bytes:
     """SHA-256(label || table_id || u32 round || u32 seat || seed)."""
     where = context(table_id, round_number, seat)
-    return commitment_hash(SEED_COMMITMENT, where, _sized(seed, SEED_BYTES, "a seed"))
+    return commitment_hash(SEED_COMMITMENT, where, _sized(seed, SEED_BYTES, N_("a seed")))
 
 
 def nonce_commitment(nonce: bytes, table_id: bytes, round_number: int, seat: int) -> bytes:
     """SHA-256(label || table_id || u32 round || u32 seat || nonce)."""
     where = context(table_id, round_number, seat)
-    return commitment_hash(NONCE_COMMITMENT, where, _sized(nonce, NONCE_BYTES, "a starter nonce"))
+    return commitment_hash(
+        NONCE_COMMITMENT, where, _sized(nonce, NONCE_BYTES, N_("a starter nonce"))
+    )
 
 
 def group_commitment(scalar: bytes) -> bytes:
     """scalar * G (G the Ed25519 base point): a commitment in the group to a key."""
     point: bytes = sodium.crypto_scalarmult_ed25519_base_noclamp(
-        _sized(scalar, SCALAR_BYTES, "a key")
+        _sized(scalar, SCALAR_BYTES, N_("a key"))
     )
     return point
 
 
-def _check_opening(computed: bytes, expected: bytes, what: str) -> None:
+def _check_opening(computed: bytes, expected: bytes, wrong: str) -> None:
+    """DeckError saying `wrong` (a marked sentence) unless `computed` is `expected`."""
     if not hmac.compare_digest(computed, expected):
-        raise DeckError(
-            f"the {what} does not match the seat's commitment for this table, round and seat"
-        )
+        raise DeckError(Sentence(wrong))
 
 
 def check_seed(
     seed: object, commitment: bytes, table_id: bytes, round_number: int, seat: int
 ) -> bytes:
     """The revealed `seed` if it opens `commitment` for this table, round and seat."""
-    value = _sized(seed, SEED_BYTES, "the revealed seed", DeckError)
+    value = _sized(seed, SEED_BYTES, N_("the revealed seed"), DeckError)
     computed = seed_commitment(value, table_id, round_number, seat)
-    _check_opening(computed, commitment, "revealed seed")
+    wrong = N_(
+        "the revealed seed does not match the seat's commitment for this table, round and seat"
+    )
+    _check_opening(computed, commitment, wrong)
     return value
 
 
@@ -216,29 +228,38 @@ def check_nonce(
     nonce: object, commitment: bytes, table_id: bytes, round_number: int, seat: int
 ) -> bytes:
     """The revealed starter `nonce` if it opens `commitment` for this table, round and seat."""
-    value = _sized(nonce, NONCE_BYTES, "the revealed starter nonce", DeckError)
+    value = _sized(nonce, NONCE_BYTES, N_("the revealed starter nonce"), DeckError)
     computed = nonce_commitment(value, table_id, round_number, seat)
-    _check_opening(computed, commitment, "revealed starter nonce")
+    wrong = N_(
+        "the revealed starter nonce does not match the seat's commitment for this table, round"
+        " and seat"
+    )
+    _check_opening(computed, commitment, wrong)
     return value
 
 
 def check_key(key: object, commitment: bytes, position: int) -> bytes:
     """The released position `key` if it is a scalar in 1..L-1 and key * G is `commitment`
     (the seat's K[position], bound to its table, round and seat by its proven phase-B step)."""
-    value = _sized(key, SCALAR_BYTES, f"the key for position {position}", DeckError)
+    if not isinstance(key, bytes) or len(key) != SCALAR_BYTES:
+        wrong = N_("the key for position {position} must be {size} bytes")
+        raise DeckError(Sentence(wrong, position=position, size=SCALAR_BYTES))
+    value = key
     if not is_scalar(value):
-        raise DeckError(f"the key for position {position} is not a scalar in 1..L-1")
+        wrong = N_("the key for position {position} is not a scalar in 1..L-1")
+        raise DeckError(Sentence(wrong, position=position))
     if not hmac.compare_digest(key_commitment(value), commitment):
-        raise DeckError(
-            f"the key for position {position} does not match the seat's commitment K[{position}]"
+        wrong = N_(
+            "the key for position {position} does not match the seat's commitment K[{position}]"
         )
+        raise DeckError(Sentence(wrong, position=position))
     return value
 
 
 def joint_draw_index(nonces: Sequence[bytes], table_id: bytes, round_number: int) -> int:
     """Uniform 0..54 from the seats' nonces (seat order): where the round's double is drawn."""
     info = round_context(table_id, round_number) + u32(len(nonces))
-    info += b"".join(_sized(nonce, NONCE_BYTES, "a starter nonce") for nonce in nonces)
+    info += b"".join(_sized(nonce, NONCE_BYTES, N_("a starter nonce")) for nonce in nonces)
     return uniform_below(DRAW_ORDER_SIZE, words(public_blocks(JOINT_DRAW, info)))
 
 
@@ -246,25 +267,31 @@ def check_deck(deck: object, size: int, *, validate_points: bool = True) -> list
     """`deck` as a list if it has `size` distinct 32-byte points with canonical y (always) and,
     with `validate_points`, each in the prime-order subgroup (libsodium is_valid_point)."""
     if not isinstance(deck, list | tuple):
-        raise DeckError(f"a deck is a list of {size} points, not {type(deck).__name__}")
+        wrong = N_("a deck is a list of {size} points, not {kind}")
+        raise DeckError(Sentence(wrong, size=size, kind=type(deck).__name__))
     if len(deck) != size:
-        raise DeckError(f"the deck has {len(deck)} points: it must have exactly {size}")
+        wrong = N_("the deck has {count} points: it must have exactly {size}")
+        raise DeckError(Sentence(wrong, count=len(deck), size=size))
     if not validate_points and _well_formed(deck):
         return list(deck)
     points: list[bytes] = []
     seen: dict[bytes, int] = {}
     for position, point in enumerate(deck):
         if not isinstance(point, bytes) or len(point) != POINT_BYTES:
-            raise DeckError(f"position {position} is not a {POINT_BYTES}-byte point")
+            wrong = N_("position {position} is not a {size}-byte point")
+            raise DeckError(Sentence(wrong, position=position, size=POINT_BYTES))
         if int.from_bytes(point, "little") & _Y_MASK >= _FIELD_PRIME:
-            raise DeckError(f"position {position} is a non-canonical encoding (y >= 2^255-19)")
+            wrong = N_("position {position} is a non-canonical encoding (y >= 2^255-19)")
+            raise DeckError(Sentence(wrong, position=position))
         if point in seen:
-            raise DeckError(
-                f"positions {seen[point]} and {position} hold the same point: "
-                "every point of a deck must be distinct"
+            wrong = N_(
+                "positions {first} and {position} hold the same point: every point of a deck"
+                " must be distinct"
             )
+            raise DeckError(Sentence(wrong, first=seen[point], position=position))
         if validate_points and not is_valid_point(point):
-            raise DeckError(f"position {position} is not a point of the prime-order group")
+            wrong = N_("position {position} is not a point of the prime-order group")
+            raise DeckError(Sentence(wrong, position=position))
         seen[point] = position
         points.append(point)
     return points
@@ -280,25 +307,33 @@ def _well_formed(deck: list[Any] | tuple[Any, ...]) -> bool:
     ) and len(set(deck)) == len(deck)
 
 
-def _mul(scalar: bytes, point: bytes, where: str) -> bytes:
-    """scalar * point (noclamp); libsodium refuses invalid points, which become DeckError."""
+def _mul(scalar: bytes, point: bytes, where: str, number: int) -> bytes:
+    """scalar * point (noclamp); libsodium refuses invalid points, which become DeckError
+    naming the point as `where` (a marked template with a `{number}`) does."""
     try:
         result: bytes = sodium.crypto_scalarmult_ed25519_noclamp(scalar, point)
     except _NACL_POINT_ERRORS as error:
-        raise DeckError(
-            f"{where} is not a point of the prime-order group (off the curve, non-canonical, "
-            "small order or with a torsion component)"
-        ) from error
+        wrong = N_(
+            "{where} is not a point of the prime-order group (off the curve, non-canonical,"
+            " small order or with a torsion component)"
+        )
+        raise DeckError(Sentence(wrong, where=Sentence(where, number=number))) from error
     return result
 
 
-def _muls(terms: Sequence[tuple[bytes, bytes, str]]) -> list[bytes]:
-    """`_mul` of every (scalar, point, where), shared among the deck's threads."""
-    return spread(_term_product, terms)
+POSITION = N_("position {number}")
+POINT = N_("point {number}")
 
 
-def _term_product(term: tuple[bytes, bytes, str]) -> bytes:
-    return _mul(*term)
+def _muls(terms: Sequence[tuple[bytes, bytes, int]], where: str) -> list[bytes]:
+    """`_mul` of every (scalar, point, number), shared among the deck's threads; `where` (a
+    marked template with a `{number}`) names a point in an error."""
+    return spread(functools.partial(_term_product, where), terms)
+
+
+def _term_product(where: str, term: tuple[bytes, bytes, int]) -> bytes:
+    scalar, point, number = term
+    return _mul(scalar, point, where, number)
 
 
 def _int(scalar: bytes) -> int:
@@ -320,7 +355,9 @@ def _invert(scalar: bytes) -> bytes:
 
 def _expect_size(deck: Sequence[bytes], size: int) -> None:
     if len(deck) != size:
-        raise LocalProtocolError(f"a deck of {len(deck)} points for secrets of size {size}")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"a deck of {len(deck)} points for secrets of size {size}"
+        )
 
 
 def shuffle_phase_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
@@ -334,7 +371,7 @@ def shuffle_phase_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
 
 def _shuffle_a(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     key = secrets.masking_key
-    return _muls([(key, deck[source], f"position {source}") for source in secrets.permutation])
+    return _muls([(key, deck[source], source) for source in secrets.permutation], POSITION)
 
 
 def shuffle_phase_b(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
@@ -350,17 +387,18 @@ def _shuffle_b(deck: Sequence[bytes], secrets: SeatSecrets) -> list[bytes]:
     unmask = _invert(secrets.masking_key)
     return _muls(
         [
-            (_scalar_mul(key, unmask), point, f"position {position}")
+            (_scalar_mul(key, unmask), point, position)
             for position, (key, point) in enumerate(zip(secrets.position_keys, deck, strict=True))
-        ]
+        ],
+        POSITION,
     )
 
 
 def _key_product(keys: Sequence[bytes]) -> bytes:
     if not keys:
-        raise LocalProtocolError("opening a point needs at least one key")
+        raise LocalProtocolError("opening a point needs at least one key")  # untranslated: bug
     if not all(is_scalar(key) for key in keys):
-        raise DeckError("a key is not a 32-byte scalar in 1..L-1")
+        raise DeckError(Sentence(N_("a key is not a 32-byte scalar in 1..L-1")))
     product = keys[0]
     for key in keys[1:]:
         product = _scalar_mul(product, key)
@@ -386,13 +424,16 @@ def _batch_invert(scalars: Sequence[bytes]) -> list[bytes]:
 def open_points(points: Sequence[bytes], key_sets: Sequence[Sequence[bytes]]) -> list[bytes]:
     """Remove key_sets[i] from points[i], each with one multiplication by the keys' inverse."""
     if len(points) != len(key_sets):
-        raise LocalProtocolError(f"{len(points)} points but {len(key_sets)} sets of keys")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"{len(points)} points but {len(key_sets)} sets of keys"
+        )
     inverses = _batch_invert([_key_product(keys) for keys in key_sets])
     return _muls(
         [
-            (inverse, point, f"point {i}")
+            (inverse, point, i)
             for i, (inverse, point) in enumerate(zip(inverses, points, strict=True))
-        ]
+        ],
+        POINT,
     )
 
 
@@ -408,7 +449,9 @@ def first_invalid(points: Sequence[bytes]) -> int:
     for index, point in enumerate(points):
         if not is_valid_point(point):
             return index
-    raise LocalProtocolError("a multiplication failed, yet every point of its input is valid")
+    raise LocalProtocolError(  # untranslated: a bug
+        "a multiplication failed, yet every point of its input is valid"
+    )
 
 
 def shuffles_ahead(

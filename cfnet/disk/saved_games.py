@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cfnet.disk.store import LOG_FILE, TableMeta, list_tables, table_dir
-from cfnet.lang import _, ngettext
+from cfnet.lang import _, digits, ngettext
 from cfnet.protocol.table import MAX_ABORT_ENTRY
 from cfnet.protocol.verify import verify_entries
 from cfnet.protocol.wire import ABORT, CERTIFY, MAX_NAME_CHARS, RESIGN, TABLE, TIMEOUT
@@ -103,10 +103,10 @@ class SavedGame:
         if len(winners) == 1:
             result = ngettext(
                 "won by {name}, {count} point", "won by {name}, {count} points", best
-            ).format(name=winners[0], count=best)
+            ).format(name=winners[0], count=digits(best))
         else:
             result = ngettext("tie: {names}, {count} point", "tie: {names}, {count} points", best)
-            result = result.format(names=", ".join(winners), count=best)
+            result = result.format(names=", ".join(winners), count=digits(best))
         if notes:
             return _("{result} ({notes})").format(result=result, notes=", ".join(notes))
         return result
@@ -220,7 +220,7 @@ def find_log(word: str, home: Path) -> Path:
             "{count} saved games are named {name!r}: {games}; give the id instead",
             len(found),
         )
-        raise GameLookupError(named.format(count=len(found), name=word, games=listed))
+        raise GameLookupError(named.format(count=digits(len(found)), name=word, games=listed))
     if path.exists():
         raise GameLookupError(_("{file} is not a file").format(file=word))
     names = sorted({shown(game.meta.name) for game in games})

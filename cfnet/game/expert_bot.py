@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from cfnet.game.bot_rollouts import FAST_TILES, PLAYABLE, FastRound, to_fast
 from cfnet.game.moves import Draw, Move, Pass, Play
 from cfnet.game.round import PlayerView
-from cfnet.lang import _, isolate
+from cfnet.lang import _, decimal, digits, isolate
 
 DEFAULT_THINK = 1.0
 MAX_THINK = 60.0
@@ -228,7 +228,7 @@ def explain(view: PlayerView, move: Move, margins: list[tuple[Move, float]], dea
             if answers
             else _("opens a foot on {number}s nobody may have")
         )
-        parts.append(opens.format(number=tile.low, count=answers))
+        parts.append(opens.format(number=tile.low, count=digits(answers)))  # pips stay Latin
     elif tile.value == heaviest.value:
         parts.append(_("{tile} is the heaviest that fits").format(tile=isolate(tile.label)))
     else:
@@ -239,13 +239,13 @@ def explain(view: PlayerView, move: Move, margins: list[tuple[Move, float]], dea
             if held
             else _("{tile} leaves a {number} open that the others may lack")
         )
-        parts.append(leaves.format(tile=isolate(tile.label), number=free, count=held))
+        parts.append(leaves.format(tile=isolate(tile.label), number=free, count=digits(held)))
     text = _("; ").join(parts)
     if len(margins) > 1:
         gap = margins[0][1] - margins[1][1]
         runner = margins[1][0]
         what = str(runner).rsplit(" ", 1)[0] if isinstance(runner, Play) else str(runner)
         text += " " + _("(+{gap} points a round over {move}, {deals} deals)").format(
-            gap=f"{gap:.1f}", move=isolate(what), deals=deals
+            gap=decimal(gap, 1), move=isolate(what), deals=digits(deals)
         )
     return text

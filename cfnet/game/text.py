@@ -23,7 +23,19 @@ from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
 from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
 from cfnet.game.tiles import Tile, a_number
-from cfnet.lang import N_, Sentence, _, isolate, isolate_name, language, ngettext, said, word_list
+from cfnet.lang import (
+    N_,
+    Sentence,
+    _,
+    digits,
+    isolate,
+    isolate_name,
+    language,
+    ngettext,
+    pgettext,
+    said,
+    word_list,
+)
 from cfnet.lang.bidi_marks import ISOLATES, PDI
 from cfnet.lang.formatting import native_digits
 from cfnet.lang.sentence import listed
@@ -91,12 +103,6 @@ def _balanced_isolates(text: str) -> set[int]:
         elif char == PDI and opened:
             kept.update((opened.pop(), i))
     return kept
-
-
-def digits(number: int) -> str:
-    """A count or a score as the language in effect writes its digits (Persian: ۱۲), without
-    grouping, so it takes as many cells as in English."""
-    return native_digits(str(number))
 
 
 def columns(text: str) -> int:
@@ -364,9 +370,9 @@ def _line_words(public: PublicRound, line: Line) -> list[Row]:
 
 
 def clock(seconds: float) -> str:
-    """Seconds as minutes and seconds, rounded up: '1:45', '0:09'."""
+    """Seconds as minutes and seconds, rounded up, in the reader's digits: '1:45', '0:09'."""
     whole = math.ceil(max(0.0, seconds))
-    return f"{whole // 60}:{whole % 60:02d}"
+    return native_digits(f"{whole // 60}:{whole % 60:02d}")
 
 
 def wait_state(left: float, link_down: float | None) -> str:
@@ -403,6 +409,12 @@ def round_start(number: int, starter: str, centre: Tile | None = None, rounds: i
 YOU = "You"
 """What `move_text` is given as `who` for the local seat's own moves (said as the language says
 it: 'You played ...')."""
+
+
+def your_name() -> str:
+    """The name of a person who gave none, in the language in effect when the name is chosen
+    (then it is the name, whatever language is read later): 'You', 'Ikaw', 'شما'."""
+    return pgettext("player name", "You")
 
 
 def move_text(who: str, move: Move, drawn: Tile | None = None) -> str:

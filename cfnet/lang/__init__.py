@@ -6,7 +6,7 @@ The names a module needs to put a sentence on the screen are here, e.g.
 
 from cfnet.lang.bidi import isolate, isolate_name
 from cfnet.lang.catalog import N_, _, language, ngettext, npgettext, pgettext
-from cfnet.lang.formatting import decimal, number, percent, word_list
+from cfnet.lang.formatting import decimal, digits, number, percent, word_list
 from cfnet.lang.sentence import Sentence, said
 from cfnet.lang.width import width
 
@@ -15,6 +15,7 @@ __all__ = [
     "Sentence",
     "_",
     "decimal",
+    "digits",
     "isolate",
     "isolate_name",
     "language",

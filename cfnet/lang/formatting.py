@@ -23,6 +23,12 @@ def native_digits(text: str) -> str:
     return text.translate({ord("0") + d: ord(zero) + d for d in range(10)})
 
 
+def digits(value: int) -> str:
+    """A count, a seat or a round as the language in effect writes its digits (Persian: ۱۲),
+    without grouping, so it takes as many cells as in English."""
+    return native_digits(str(value))
+
+
 @cache
 def _zero(locale: str) -> str:
     """The digit zero of `locale`'s numbering system (CLDR's data read once per locale)."""
@@ -49,6 +55,18 @@ def decimal(value: float, places: int) -> str:
     return native_digits(
         format_decimal(value, format=pattern, locale=language().locale, numbering_system="default")
     )
+
+
+def quantity(value: float) -> str:
+    """A number as Python's `:g` writes it (`60`, `2.5`), in the language's digits and decimal
+    sign (`2,5` in Greek, `۲٫۵` in Persian), without grouping: seconds, a limit."""
+    text = f"{value:g}"
+    if language().code == SOURCE:
+        return text
+    from babel.numbers import get_decimal_symbol
+
+    point = get_decimal_symbol(language().locale, numbering_system="default")
+    return native_digits(text.replace(".", point))
 
 
 def percent(value: float, places: int = 0) -> str:

@@ -5,7 +5,9 @@ The engine and the protocol give reasons that go on the wire, into a signed abor
 that player in their language. A `Sentence` is that English text (it is a `str`, so it goes
 everywhere text goes) that also keeps its marked template and its values: `said()` gives it in
 the language in effect. Mark the template where it is written, `Sentence(N_("..."), name=...)`,
-or `Sentence.counted(...)` for a sentence with a count (extracted with `-k counted:1,2`)."""
+or `Sentence.counted(...)` for a sentence with a count (extracted with `-k counted:1,2`); give a
+number as an `int` or a `float` (English writes it as `:g` does, other languages in their
+digits)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from cfnet.lang.catalog import N_, _, ngettext
-from cfnet.lang.formatting import native_digits
+from cfnet.lang.formatting import native_digits, quantity
 
 
 class Sentence(str):
@@ -39,7 +41,8 @@ class Sentence(str):
         cls, template: str, plural: str | None, count: int, values: dict[str, Any]
     ) -> Sentence:
         english = plural if plural is not None and count != 1 else template
-        sentence = super().__new__(cls, english.format(**values))
+        plain = {k: f"{v:g}" if isinstance(v, float) else v for k, v in values.items()}
+        sentence = super().__new__(cls, english.format(**plain))
         sentence.template, sentence.plural, sentence.number = template, plural, count
         sentence.values = values
         return sentence
@@ -67,10 +70,12 @@ def listed(items: Sequence[str]) -> str:
 
 
 def _said_value(value: Any) -> Any:
-    """A value as the sentence in the language in effect holds it: a whole number in the
-    language's digits, a nested `Sentence` said too."""
+    """A value as the sentence in the language in effect holds it: a number in the language's
+    digits (a float as `:g` writes it: `2.5`, `60`), a nested `Sentence` said too."""
     if isinstance(value, int) and not isinstance(value, bool):
         return native_digits(str(value))
+    if isinstance(value, float):
+        return quantity(value)
     return said(value) if isinstance(value, str) else value
 
 

@@ -23,7 +23,7 @@ from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZerocon
 
 from cfnet.errors import LocalProtocolError, UsageError, describe
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.lang import N_, Sentence, _, ngettext, said
+from cfnet.lang import N_, Sentence, _, digits, ngettext, said
 from cfnet.net.handshake import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
 from cfnet.record.entry import TABLE_ID_BYTES
@@ -95,13 +95,13 @@ def fit_name(name: str, limit: int = MAX_NAME_BYTES) -> str:
     return cut.rstrip() + "…"
 
 
-def check_name(name: str, what: str = "table name") -> str:
+def check_name(name: str, what: str = N_("table name")) -> str:
     """`name` stripped, if the genesis takes it as a name (`check_display_name`: 1..40
     printable characters); else LocalProtocolError saying so."""
     try:
         return check_display_name(name.strip(), what)
     except ValueError as exc:
-        raise LocalProtocolError(str(exc)) from None
+        raise LocalProtocolError(exc.args[0]) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +144,11 @@ class TableInfo:
 
     @property
     def timeout_text(self) -> str:
-        """The table's timeout as shown ("120 s"; "?" when not advertised)."""
-        return "?" if self.timeout is None else f"{self.timeout} s"
+        """The table's timeout as shown in the language in effect ("120 s", "۱۲۰ ثانیه"; "?"
+        when not advertised)."""
+        return (
+            "?" if self.timeout is None else _("{seconds} s").format(seconds=digits(self.timeout))
+        )
 
     @property
     def where(self) -> str:
@@ -211,7 +214,7 @@ class TableInfo:
         version = field("v", int, lambda v: v >= 1)
         name = field("name", check_name, bool)
         table_id = field("id", bytes.fromhex, lambda b: len(b) == TABLE_ID_BYTES)
-        host = field("host", lambda text: check_name(text, "host name"), bool)
+        host = field("host", lambda text: check_name(text, N_("host name")), bool)
         fp = field("fp", str, lambda text: _FINGERPRINT.match(text) is not None)
         taken, seats = field(
             "seats", seat_counts, lambda c: MIN_PLAYERS <= c[1] <= MAX_PLAYERS and 0 <= c[0] <= c[1]

@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 
 from cfnet.errors import LocalProtocolError
+from cfnet.lang import N_, Sentence
 from cfnet.net.mesh import Mesh
 
 CHAOS_ENV = "CFNET_TEST_CHAOS"
@@ -67,7 +68,13 @@ def chaos_from_env(environ: Mapping[str, str] = os.environ) -> Chaos | None:
         chance = math.nan
     if not (seed.isdigit() and 0.0 <= chance <= 1.0):
         raise LocalProtocolError(
-            f"{CHAOS_ENV}={text!r}: expected SEED[:RATE], a whole number and a probability "
-            f"from 0 to 1 (e.g. 7:0.05); it is a test-only setting: unset it to play"
+            Sentence(
+                N_(
+                    "{variable}={value!r}: expected SEED[:RATE], a whole number and a probability"
+                    " from 0 to 1 (e.g. 7:0.05); it is a test-only setting: unset it to play"
+                ),
+                variable=CHAOS_ENV,
+                value=text,
+            )
         )
     return Chaos(int(seed), chance)

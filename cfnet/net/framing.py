@@ -29,6 +29,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.lang import Sentence
+from cfnet.net import reasons
 from cfnet.record.codec import DecodeError, decode_bounded, encode_canonical
 from cfnet.record.entry import MAX_ENTRY_BYTES
 
@@ -103,8 +105,7 @@ class FrameCipher:
             body = self._receive.decrypt(nonce, sealed, header)
         except InvalidTag:
             raise FrameUnauthenticated(
-                f"frame {self._received} of the link fails its authentication tag "
-                "(altered, replayed, reordered or sealed under another key)"
+                Sentence(reasons.FRAME_FORGED, number=self._received)
             ) from None
         self._received += 1
         return body
@@ -118,10 +119,14 @@ _BIN_HEADERS = {0xC4: (1, 0, 0xFF), 0xC5: (2, 0x100, 0xFFFF), 0xC6: (4, 0x10000,
 def encode_frame(message: Mapping[str, Any], limits: FrameLimits = DEFAULT_LIMITS) -> bytes:
     """The frame (header + body) for `message`; `LocalProtocolError` if it is over the limit."""
     if not isinstance(message.get("t"), str):
-        raise LocalProtocolError("a frame message needs a str type under key 't'")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            "a frame message needs a str type under key 't'"
+        )
     body = encode_canonical(dict(message), max_depth=limits.max_depth)
     if len(body) > limits.max_bytes:
-        raise LocalProtocolError(f"frame of {len(body)} bytes is over {limits.max_bytes}")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"frame of {len(body)} bytes is over {limits.max_bytes}"
+        )
     return HEADER.pack(len(body)) + body
 
 
@@ -131,7 +136,9 @@ def entry_frame(wire: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> bytes:
     tag, width = next((tag, w) for tag, (w, _, high) in _BIN_HEADERS.items() if size <= high)
     length = len(_ENTRY_HEAD) + 1 + width + size
     if length > limits.max_bytes:
-        raise LocalProtocolError(f"frame of {length} bytes is over {limits.max_bytes}")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"frame of {length} bytes is over {limits.max_bytes}"
+        )
     return HEADER.pack(length) + _ENTRY_HEAD + bytes([tag]) + size.to_bytes(width, "big") + wire
 
 
@@ -157,17 +164,17 @@ def check_length(header: bytes, limits: FrameLimits = DEFAULT_LIMITS, overhead: 
     (length,) = HEADER.unpack(header)
     if length > limits.max_bytes + overhead:
         raise FrameTooLarge(
-            f"frame announces {length} bytes, the limit is {limits.max_bytes + overhead}"
+            Sentence(reasons.FRAME_ANNOUNCED, size=length, limit=limits.max_bytes + overhead)
         )
     if length < overhead:
-        raise FrameUnauthenticated(f"sealed frame of {length} bytes is shorter than its tag")
+        raise FrameUnauthenticated(Sentence(reasons.FRAME_SHORT, size=length))
     return int(length)
 
 
 def decode_body(body: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> dict[str, Any]:
     """The message map in a frame body; raises a `FrameError` subclass on anything else."""
     if len(body) > limits.max_bytes:
-        raise FrameTooLarge(f"frame of {len(body)} bytes, the limit is {limits.max_bytes}")
+        raise FrameTooLarge(Sentence(reasons.FRAME_LARGE, size=len(body), limit=limits.max_bytes))
     wire = _entry_wire(body)
     if wire is not None:
         return {"t": "entry", "wire": wire}
@@ -182,9 +189,9 @@ def decode_body(body: bytes, limits: FrameLimits = DEFAULT_LIMITS) -> dict[str, 
             max_map_len=limits.max_map,
         )
     except DecodeError as exc:
-        raise FrameMalformed(f"frame body: {exc.reason}") from None
+        raise FrameMalformed(Sentence(reasons.FRAME_BODY, reason=exc.reason)) from None
     if not isinstance(value, dict) or not isinstance(value.get("t"), str):
-        raise FrameMalformed("frame body is not a message map with a str type under key 't'")
+        raise FrameMalformed(Sentence(reasons.FRAME_NOT_MAP))
     return value
 
 
@@ -200,12 +207,12 @@ async def read_frame(
     except asyncio.IncompleteReadError as exc:
         if not exc.partial:
             return None
-        raise FrameTruncated(f"stream ended after {len(exc.partial)} of 4 header bytes") from None
+        raise FrameTruncated(Sentence(reasons.FRAME_CUT_HEADER, got=len(exc.partial))) from None
     length = check_length(header, limits, 0 if cipher is None else TAG_BYTES)
     try:
         body = await reader.readexactly(length)
     except asyncio.IncompleteReadError as exc:
         raise FrameTruncated(
-            f"stream ended after {len(exc.partial)} of {length} body bytes"
+            Sentence(reasons.FRAME_CUT_BODY, got=len(exc.partial), size=length)
         ) from None
     return decode_body(body if cipher is None else cipher.open(header, body), limits)

@@ -31,7 +31,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.net import cpace
+from cfnet.lang import N_, Sentence
+from cfnet.net import cpace, reasons
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import TABLE_ID_BYTES
 from cfnet.record.identity import (
@@ -67,7 +68,9 @@ def join_code_password(code: str) -> bytes:
     """CPace's password for a join code: UTF-8 of casefold(strip(NFKC(code)))."""
     text = unicodedata.normalize("NFKC", code).strip().casefold()
     if not text:
-        raise LocalProtocolError("an empty join code: choose a code of a few words or digits")
+        raise LocalProtocolError(
+            Sentence(N_("an empty join code: choose a code of a few words or digits"))
+        )
     return text.encode("utf-8")
 
 
@@ -95,7 +98,7 @@ class Hello:
         """The hello in `msg`; `HandshakeError` on a wrong version, type or size."""
         if msg.get("v") != NET_VERSION:
             raise HandshakeError(
-                f"peer speaks network version {msg.get('v')!r}, we speak {NET_VERSION}"
+                Sentence(reasons.OTHER_VERSION, theirs=repr(msg.get("v")), ours=NET_VERSION)
             )
         key, table = msg.get("key"), msg.get("table")
         code, share = msg.get("code"), msg.get("share")
@@ -106,7 +109,7 @@ class Hello:
             and isinstance(code, bool)
             and _is_bytes(share, cpace.FIELD_BYTES)
         ):
-            raise HandshakeError("malformed hello: wrong field types or sizes")
+            raise HandshakeError(Sentence(reasons.BAD_HELLO))
         return cls(key, table, code, share)
 
 
@@ -182,9 +185,11 @@ class Handshake:
         entropy: Entropy = os.urandom,
     ) -> None:
         if table_id is not None and len(table_id) != TABLE_ID_BYTES:
-            raise LocalProtocolError(f"a table id has {TABLE_ID_BYTES} bytes")
+            raise LocalProtocolError(f"a table id has {TABLE_ID_BYTES} bytes")  # untranslated: bug
         if not initiator and table_id is None:
-            raise LocalProtocolError("the responder of a handshake must know its table id")
+            raise LocalProtocolError(  # untranslated: a caller's bug
+                "the responder of a handshake must know its table id"
+            )
         self._identity = identity
         self._initiator = initiator
         self._table_id = table_id
@@ -206,7 +211,7 @@ class Handshake:
     def start(self) -> list[dict[str, Any]]:
         """The opening message(s)."""
         if self._state is not _State.START:
-            raise LocalProtocolError("handshake already started")
+            raise LocalProtocolError("handshake already started")  # untranslated: a bug
         self._state = _State.AWAIT_HELLO
         return [self._mine.to_message()]
 
@@ -238,36 +243,38 @@ class Handshake:
                 receive_key=self._secrets.frame_key(not self._initiator),
             )
             return [] if self._initiator else [self._auth(self._secrets)]
-        raise HandshakeError(
-            f"unexpected {kind!r} message during the handshake ({self._state.name})"
-        )
+        raise HandshakeError(Sentence(reasons.OUT_OF_TURN, kind=repr(kind), state=self._state.name))
 
     def _on_hello(self, theirs: Hello) -> _Secrets:
         if self._accept is not None and theirs.key not in self._accept:
-            raise HandshakeError(f"peer key {fingerprint(theirs.key)} is not one we accept here")
+            raise HandshakeError(Sentence(reasons.KEY_REFUSED, key=fingerprint(theirs.key)))
         if self._initiator:
             if len(theirs.table_id) != TABLE_ID_BYTES:
-                raise HandshakeError("the responder named no table")
+                raise HandshakeError(Sentence(reasons.NO_TABLE_NAMED))
             if self._table_id is not None and theirs.table_id != self._table_id:
                 raise HandshakeError(
-                    f"peer hosts table {theirs.table_id.hex()}, we want {self._table_id.hex()}"
+                    Sentence(
+                        reasons.HOSTS_OTHER,
+                        theirs=theirs.table_id.hex(),
+                        ours=self._table_id.hex(),
+                    )
                 )
             self._table_id = theirs.table_id
         elif theirs.table_id and theirs.table_id != self._table_id:
             assert self._table_id is not None
             raise HandshakeError(
-                f"peer wants table {theirs.table_id.hex()}, this is {self._table_id.hex()}"
+                Sentence(
+                    reasons.WANTS_OTHER, theirs=theirs.table_id.hex(), ours=self._table_id.hex()
+                )
             )
         if theirs.code != self._mine.code:
             table_has_code = theirs.code if self._initiator else self._mine.code
             raise CodeMismatch(
-                "the table needs a join code (give it with --code)"
-                if table_has_code
-                else "a join code was given but the table uses none"
+                Sentence(reasons.CODE_NEEDED if table_has_code else reasons.CODE_UNUSED)
             )
         point = cpace.scalar_mult(self._scalar, theirs.share)
         if point == cpace.NEUTRAL:
-            raise HandshakeError("peer sent a degenerate key share")
+            raise HandshakeError(Sentence(reasons.DEGENERATE))
         self._theirs = theirs
         first, second = (self._mine, theirs) if self._initiator else (theirs, self._mine)
         isk = cpace.intermediate_key(
@@ -297,11 +304,11 @@ class Handshake:
         assert self._theirs is not None
         sig, confirm = msg.get("sig"), msg.get("confirm")
         if not (_is_bytes(sig, SIGNATURE_BYTES) and _is_bytes(confirm, CONFIRM_BYTES)):
-            raise HandshakeError("malformed auth: no 64-byte signature and 32-byte confirmation")
+            raise HandshakeError(Sentence(reasons.BAD_AUTH))
         theirs_initiator = not self._initiator
         if not verify_signature(self._theirs.key, secrets.signed(theirs_initiator, confirm), sig):
-            raise HandshakeError("the peer's handshake signature does not verify")
+            raise HandshakeError(Sentence(reasons.BAD_SIGNATURE))
         if not hmac.compare_digest(confirm, secrets.confirm(theirs_initiator)):
             if self._mine.code:
-                raise WrongJoinCode("wrong join code")
-            raise HandshakeError("the peer's key confirmation is wrong")
+                raise WrongJoinCode(Sentence(reasons.WRONG_CODE))
+            raise HandshakeError(Sentence(reasons.BAD_CONFIRMATION))

@@ -13,11 +13,13 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 from cfnet.lang import N_, Sentence, _
+from cfnet.lang.formatting import native_digits
 from cfnet.lang.sentence import clauses
 from cfnet.net.discovery import TableInfo
 from cfnet.net.handshake import CodeMismatch
 from cfnet.net.link import Link, LinkClosed
-from cfnet.net.lobby import TABLE_STARTED, Addr, OnEvent, Prepare, Seating
+from cfnet.net.lobby import Addr, OnEvent, Prepare, Seating
+from cfnet.net.reasons import BAD_TABLE_ENTRY, LEAVING_LOBBY, TABLE_STARTED, heard
 from cfnet.net.roster import (
     LOBBY_IDLE,
     LOBBY_PING,
@@ -112,15 +114,15 @@ async def join_table(
             Sentence(N_("the table closed our link: {reason}"), reason=exc.reason)
         ) from None
     except PeerProtocolError as exc:
-        await link.close(f"bad table entry: {exc.reason}")
+        await link.close(Sentence(BAD_TABLE_ENTRY, reason=exc.reason))
         raise LobbyError(
             Sentence(N_("the host sent a bad table: {reason}"), reason=exc.reason)
         ) from None
     except LobbyError as exc:
-        await link.close(str(exc))
+        await link.close(exc.args[0] if len(exc.args) == 1 else str(exc))
         raise
     finally:
-        await link.close("leaving the lobby")
+        await link.close(Sentence(LEAVING_LOBBY))
 
 
 def _code_refusal(table_has_code: bool, code: str | None, where: str) -> str | None:
@@ -153,13 +155,15 @@ def _not_seated(closed: LinkClosed, where: str) -> LobbyError:
         )
     if said.startswith(("handshake failed", "no seat taken")) or said == TABLE_STARTED:
         return LobbyError(
-            Sentence(N_("the table at {where} refused us: {reason}"), where=where, reason=said)
+            Sentence(
+                N_("the table at {where} refused us: {reason}"), where=where, reason=heard(said)
+            )
         )
     return Unreachable(
         Sentence(
             N_("the table at {where} closed our link before we had a seat: {reason}"),
             where=where,
-            reason=said,
+            reason=heard(said),
         )
     )
 
@@ -204,7 +208,7 @@ class _Sitting:
                     check_timeout(self.roster.timeout, self.min_timeout)
                     self.say(
                         _("each seat has {seconds} s to answer (the table's timeout)").format(
-                            seconds=self.roster.timeout
+                            seconds=native_digits(str(self.roster.timeout))
                         )
                     )
                 if self.on_event is not None and self.roster != last:
@@ -287,7 +291,10 @@ class _Sitting:
             )
         self.say(
             _("table {name!r} starts: you are seat {seat} of {seats} ({rules})").format(
-                name=name, seat=mine[0], seats=len(seats), rules=options.describe()
+                name=name,
+                seat=native_digits(str(mine[0])),
+                seats=native_digits(str(len(seats))),
+                rules=options.describe(),
             )
         )
         return entry.wire, mine[0]

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
+from cfnet.lang import Sentence
 from cfnet.net.framing import (
     DEFAULT_LIMITS,
     HANDSHAKE_LIMITS,
@@ -31,6 +32,19 @@ from cfnet.net.framing import (
     read_frame,
 )
 from cfnet.net.handshake import CodeMismatch, Handshake, HandshakeError, HandshakeResult
+from cfnet.net.reasons import (
+    BAD_FRAME,
+    GOODBYE,
+    HANDSHAKE_FAILED,
+    HANDSHAKE_TIMED_OUT,
+    LOST,
+    LOST_SENDING,
+    NO_HELLO,
+    PEER_CLOSED,
+    ROOM,
+    ROOM_FROM,
+    heard,
+)
 from cfnet.record.identity import fingerprint
 
 log = logging.getLogger("cfnet.net")
@@ -59,6 +73,12 @@ class LinkClosed(ConnectionError):
     def by_peer(self) -> bool:
         """The peer closed the link, saying why."""
         return self.said is not None
+
+
+def _lost(error: OSError) -> str:
+    """Why a connection was lost, as the system says it (no `[Errno N]`)."""
+    text = error.strerror or str(error) or type(error).__name__
+    return text[:1].lower() + text[1:]
 
 
 class Link:
@@ -125,7 +145,7 @@ class Link:
         try:
             await self._writer.drain()
         except OSError as exc:
-            await self._end(f"connection lost while sending: {exc}", notify=False)
+            await self._end(Sentence(LOST_SENDING, error=_lost(exc)), notify=False)
             raise self._closed_error() from None
 
     async def receive(self) -> dict[str, Any]:
@@ -138,18 +158,20 @@ class Link:
             else:
                 message = await read_frame(self._reader, self._limits, self._cipher)
         except FrameError as exc:
-            await self._end(f"bad frame: {type(exc).__name__}: {exc}", error=exc)
+            bad = Sentence(BAD_FRAME, kind=type(exc).__name__, reason=exc.reason)
+            await self._end(bad, error=exc)
             raise self._closed_error() from exc
         except OSError as exc:
-            await self._end(f"connection lost: {exc}", notify=False)
+            await self._end(Sentence(LOST, error=_lost(exc)), notify=False)
             raise self._closed_error() from None
         if message is None:
-            await self._end("peer closed the connection", notify=False)
+            await self._end(Sentence(PEER_CLOSED), notify=False)
             raise self._closed_error()
         self.heard = True
         if message["t"] == "bye":
             reason = str(message.get("reason"))[:MAX_REASON]
-            await self._end(f"peer said goodbye: {reason!r}", notify=False, said=reason)
+            goodbye = Sentence(GOODBYE, reason=heard(reason))
+            await self._end(goodbye, notify=False, said=reason)
             raise self._closed_error()
         return message
 
@@ -182,13 +204,13 @@ class Link:
                     for reply in handshake.receive(message):
                         await self.send(reply)
         except HandshakeError as exc:
-            await self._end(f"handshake failed: {exc}", error=exc)
+            await self._end(Sentence(HANDSHAKE_FAILED, reason=exc.reason), error=exc)
             raise self._closed_error() from exc
         except TimeoutError:
             if self.heard or hello_timeout is None:
-                await self._end(f"handshake timed out after {timeout:g} s")
+                await self._end(Sentence(HANDSHAKE_TIMED_OUT, seconds=float(timeout)))
             else:
-                await self._end(f"no hello within {hello_timeout:g} s")
+                await self._end(Sentence(NO_HELLO, seconds=float(hello_timeout)))
             raise self._closed_error() from None
         finally:
             under_way = False
@@ -306,17 +328,15 @@ class Admission:
         """Close one held connection if one more from `address` would go over a cap."""
         if self._count[address] >= self._per_address:
             candidates = [link for link, held in self._held.items() if held == address]
-            why = f"{self._per_address} connections are being set up from {address}"
+            why = Sentence(ROOM_FROM, count=self._per_address, address=address)
         elif len(self._held) >= self._total:
             candidates = list(self._held)
-            why = f"{self._total} connections are being set up"
+            why = Sentence(ROOM, count=self._total)
         else:
             return
         victim = min(candidates, key=self._progress)  # the first (oldest) of the least rank
         self.release(victim)
-        task = asyncio.get_running_loop().create_task(
-            victim.close(f"{why}: the one that got least far is closed to let a new one in")
-        )
+        task = asyncio.get_running_loop().create_task(victim.close(why))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 

@@ -31,7 +31,9 @@ from typing import Any
 
 from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.rules import RuleOptions
-from cfnet.lang import N_, Sentence, _, ngettext
+from cfnet.lang import N_, Sentence, _, ngettext, number
+from cfnet.lang.formatting import native_digits, quantity
+from cfnet.lang.sentence import said
 from cfnet.net.discovery import Discovery, TableInfo, check_name
 from cfnet.net.handshake import (
     Handshake,
@@ -44,6 +46,21 @@ from cfnet.net.link import (
     LinkClosed,
     peer_host,
     quiet_accept_exhaustion,
+)
+from cfnet.net.reasons import (
+    BUSY_ADDRESS,
+    BUSY_TABLE,
+    EARLY_READY,
+    KEY_SEATED,
+    LOBBY_CLOSED,
+    LOCKED_OUT,
+    NO_SEAT,
+    NOT_READY,
+    NOT_SIT,
+    TABLE_FULL,
+    TABLE_STARTED,
+    UNEXPECTED,
+    WRONG_CODES,
 )
 from cfnet.net.roster import (
     LOBBY_IDLE,
@@ -66,7 +83,6 @@ CODE_FAILURE_WINDOW = 60.0  # ...within this many seconds; then the address is r
 TABLE_CODE_FAILURES = 10  # wrong join codes (and attempts under way) at the table...
 TABLE_LOCKOUT = (30.0, 600.0)  # ...then every joiner is refused 30 s, doubling, at most 600 s
 PERSON_MIN_TIMEOUT = 20  # a table where a person sits gives each seat at least this long
-TABLE_STARTED = "the table has started: every seat is taken"
 
 Addr = tuple[str, int]
 
@@ -113,7 +129,13 @@ class Seating:
 def check_player(name: str) -> str:
     """`name` stripped, if it is a name (`check_name`: 1..40 printable characters);
     LocalProtocolError otherwise."""
-    return check_name(name, "player name")
+    return check_name(name, N_("player name"))
+
+
+def _reason(error: Exception) -> str:
+    """The reason an error gives (a `Sentence` kept as one), for a goodbye or a line."""
+    reason = error.args[0] if len(error.args) == 1 else None
+    return reason if isinstance(reason, str) else str(error)
 
 
 class _Guesses:
@@ -142,14 +164,10 @@ class _Guesses:
         self._lockouts = 0
         self._locked_until = -math.inf
 
-    def refusal(self, address: str) -> str | None:
+    def refusal(self, address: str) -> Sentence | None:
         """Why `address` may not try now, or None (then call `attempt`)."""
         if self._clock() < self._locked_until:
-            wait = math.ceil(self._locked_until - self._clock())
-            return (
-                f"the table refuses every joiner for {wait} s more: too many wrong join codes "
-                "were tried (someone may be guessing its code)"
-            )
+            return Sentence(LOCKED_OUT, wait=math.ceil(self._locked_until - self._clock()))
         failures = self._failures.get(address, deque())
         while failures and failures[0] <= self._clock() - self._window:
             failures.popleft()
@@ -158,13 +176,12 @@ class _Guesses:
         if len(failures) + self._pending[address] < self._limit:
             if self._table_failures + self._pending.total() < self._table_limit:
                 return None
-            return "too many join attempts at once at this table: try again in a moment"
+            return Sentence(BUSY_TABLE)
         if not failures:
-            return f"too many join attempts at once from {address}: try again in a moment"
+            return Sentence(BUSY_ADDRESS, address=address)
         wait = math.ceil(failures[0] + self._window - self._clock())
-        return (
-            f"too many wrong join codes from {address} (at most {self._limit} in "
-            f"{self._window:g} s): try again in {wait} s"
+        return Sentence(
+            WRONG_CODES, address=address, limit=self._limit, window=self._window, wait=wait
         )
 
     @contextlib.contextmanager
@@ -190,7 +207,7 @@ class _Guesses:
                     "{count} wrong join codes from {address} within {seconds} s: it is refused"
                     " for a while",
                     self._limit,
-                ).format(count=self._limit, address=address, seconds=f"{self._window:g}")
+                ).format(count=number(self._limit), address=address, seconds=quantity(self._window))
             )
         self._table_failures += 1
         if self._table_failures == self._table_limit:
@@ -205,7 +222,7 @@ class _Guesses:
                     "{count} wrong join codes at this table: every joiner is refused for"
                     " {seconds} s (someone may be guessing the code)",
                     self._table_limit,
-                ).format(count=self._table_limit, seconds=f"{seconds:g}")
+                ).format(count=number(self._table_limit), seconds=quantity(seconds))
             )
         return told
 
@@ -332,9 +349,9 @@ class HostLobby:
                 name=self.name,
                 address=self._interface,
                 port=port,
-                seats=self.seats,
+                seats=native_digits(str(self.seats)),
                 rules=self.options.describe(),
-                timeout=self.timeout,
+                timeout=native_digits(str(self.timeout)),
                 player=self.player,
                 key=fingerprint(self.identity.public),
             )
@@ -374,10 +391,13 @@ class HostLobby:
                     addresses[seat] = (joiner.host, joiner.ready.result())
                     continue
             else:
-                error = TimeoutError(f"no 'ready' within {self.timeout} s")
-                await joiner.link.close(f"not ready within {self.timeout} s")
+                error = TimeoutError(
+                    Sentence(N_("no 'ready' within {seconds} s"), seconds=self.timeout)
+                )
+                await joiner.link.close(Sentence(NOT_READY, seconds=self.timeout))
             not_ready = _("seat {number} ({name}) did not get ready: {error}")
-            self._say(not_ready.format(number=seat, name=joiner.name, error=describe(error)))
+            number = native_digits(str(seat))
+            self._say(not_ready.format(number=number, name=joiner.name, error=describe(error)))
         rows = [["" if s == 0 else host, port] for s, (host, port) in sorted(addresses.items())]
         seats = [s for s in sorted(addresses)]
         for seat, joiner in enumerate(self._joiners, 1):
@@ -398,7 +418,7 @@ class HostLobby:
         if self._server is not None:
             self._server.close()
         for joiner in list(self._joiners):  # a closed link's task removes its joiner
-            await joiner.link.close("the lobby is closed")  # their tasks end by themselves
+            await joiner.link.close(Sentence(LOBBY_CLOSED))  # their tasks end by themselves
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         link, host = Link(reader, writer), peer_host(writer)
@@ -407,7 +427,7 @@ class HostLobby:
 
     async def _serve(self, link: Link, host: str) -> None:
         if self._started and not self.watchers.enabled:
-            await link.close(TABLE_STARTED)
+            await link.close(Sentence(TABLE_STARTED))
             return
         refusal = self._guesses.refusal(host) if self._code is not None else None
         if refusal is not None:
@@ -432,14 +452,15 @@ class HostLobby:
                 return
             player = self._check_sit(message, result.peer_key)
         except (LinkClosed, LobbyError) as exc:
-            await link.close(f"no seat taken: {exc}")
+            await link.close(Sentence(NO_SEAT, reason=_reason(exc)))
             return
         self._admission.release(link)  # seated: at most one per seat
         joiner = _Joiner(player, result.peer_key, link, host)
         self._joiners.append(joiner)
         seat = len(self._joiners)
         sits = _("{name} ({key}) sits in seat {number}")
-        self._say(sits.format(name=player, key=fingerprint(joiner.key), number=seat))
+        number = native_digits(str(seat))
+        self._say(sits.format(name=player, key=fingerprint(joiner.key), number=number))
         if self._on_event is not None:
             self._on_event(SeatTaken(seat, player, joiner.key))
         await self._roster_changed()
@@ -447,18 +468,15 @@ class HostLobby:
 
     def _check_sit(self, message: dict[str, Any], key: bytes) -> str:
         if message["t"] != "sit" or not isinstance(message.get("name"), str):
-            raise LobbyError(f"expected a 'sit' message, got {message['t']!r}")
+            raise LobbyError(Sentence(NOT_SIT, kind=repr(message["t"])))
         try:
             player = check_player(message["name"])
         except LocalProtocolError as exc:
-            raise LobbyError(str(exc)) from None
+            raise LobbyError(exc.args[0]) from None
         if self._started or len(self._joiners) + 1 >= self.seats:
-            raise LobbyError("the table is full")
+            raise LobbyError(Sentence(TABLE_FULL))
         if key == self.identity.public or any(j.key == key for j in self._joiners):
-            raise LobbyError(
-                "this identity key already has a seat at the table: every player needs its own "
-                "state directory (--home)"
-            )
+            raise LobbyError(Sentence(KEY_SEATED))
         return player
 
     async def _listen(self, joiner: _Joiner) -> None:
@@ -478,10 +496,9 @@ class HostLobby:
                     ):
                         joiner.ready.set_result(port)
                         continue
-                    early = (
-                        " before 'start'" if message["t"] == "ready" and not joiner.started else ""
-                    )
-                    await link.close(f"unexpected lobby message {message['t']!r}{early}")
+                    early = message["t"] == "ready" and not joiner.started
+                    kind = repr(message["t"])
+                    await link.close(Sentence(EARLY_READY if early else UNEXPECTED, kind=kind))
         except (LinkClosed, LobbyError) as gone:
             if not joiner.ready.done():
                 joiner.ready.set_exception(gone)
@@ -489,7 +506,8 @@ class HostLobby:
             if not self._started:
                 self._joiners.remove(joiner)
                 left = _("{name} left the table ({reason})")
-                self._say(left.format(name=joiner.name, reason=link.closed and link.closed.reason))
+                reason = said(link.closed.reason if link.closed else _reason(gone))
+                self._say(left.format(name=joiner.name, reason=reason))
                 await self._roster_changed()
 
     async def _roster_changed(self) -> None:

@@ -14,10 +14,12 @@ from typing import Any
 
 from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.lang import N_, Sentence
+from cfnet.lang import N_, Sentence, _
+from cfnet.lang.formatting import native_digits
 from cfnet.net.discovery import TableInfo, parse_rules
 from cfnet.net.handshake import Handshake, HandshakeResult
 from cfnet.net.link import Link
+from cfnet.net.reasons import NOTHING_RECEIVED
 from cfnet.protocol.wire import check_display_name
 from cfnet.record.identity import PUBLIC_KEY_BYTES, Identity, fingerprint
 
@@ -54,11 +56,18 @@ class Roster:
     watching: int = 0
 
     def lines(self) -> list[str]:
-        """The roster as plain lines: each seat with its player's key, or free; the watchers."""
+        """The roster as plain lines, in the language in effect: each seat with its player's
+        key, or free; the watchers."""
         names = self.names
-        lines = [f"  seat {i}: {name} ({fingerprint(key)})" for i, (name, key) in enumerate(names)]
-        lines += [f"  seat {i}: (free)" for i in range(len(names), self.seats)]
-        return lines + ([f"  watching: {self.watching}"] if self.watching > 0 else [])
+        taken, free = _("seat {number}: {name} ({key})"), _("seat {number}: (free)")
+        lines = [
+            taken.format(number=native_digits(str(i)), name=name, key=fingerprint(key))
+            for i, (name, key) in enumerate(names)
+        ]
+        lines += [free.format(number=native_digits(str(i))) for i in range(len(names), self.seats)]
+        if self.watching > 0:
+            lines.append(_("watching: {count}").format(count=native_digits(str(self.watching))))
+        return [f"  {line}" for line in lines]
 
 
 def parse_roster(message: dict[str, Any]) -> Roster:
@@ -82,10 +91,10 @@ def parse_roster(message: dict[str, Any]) -> Roster:
         ):
             raise LobbyError(Sentence(N_("malformed 'seats' message")))
         try:  # shown as it came: checked as the genesis will be
-            names.append((check_display_name(row[0], "player name"), row[1]))
+            names.append((check_display_name(row[0], N_("player name")), row[1]))
         except ValueError as exc:
             raise LobbyError(
-                Sentence(N_("malformed 'seats' message: {error}"), error=str(exc))
+                Sentence(N_("malformed 'seats' message: {error}"), error=exc.args[0])
             ) from None
     try:
         parsed = parse_rules(rules)
@@ -104,12 +113,12 @@ async def receive(link: Link, idle: float, who: str) -> dict[str, Any]:
             async with asyncio.timeout(idle):
                 message = await link.receive()
         except TimeoutError:
-            await link.close(f"nothing received for {idle:g} s")
+            await link.close(Sentence(NOTHING_RECEIVED, seconds=idle))
             raise LobbyError(
                 Sentence(
                     N_("{name} stopped answering (nothing received for {seconds} s)"),
                     name=who,
-                    seconds=f"{idle:g}",
+                    seconds=idle,
                 )
             ) from None
         if message["t"] != "ping":

@@ -25,6 +25,8 @@ from typing import Any
 
 from cfnet.errors import PeerProtocolError
 from cfnet.lang import N_, Sentence, _
+from cfnet.lang.formatting import native_digits
+from cfnet.net import reasons
 from cfnet.net.discovery import TableInfo
 from cfnet.net.framing import encode_frame, entry_frame
 from cfnet.net.handshake import HandshakeResult
@@ -48,7 +50,6 @@ log = logging.getLogger("cfnet.net")
 
 MAX_WATCHERS = 8  # per table: each holds a connection to the host
 MAX_WATCH_QUEUE = 4096  # frames queued for one watcher before it is dropped as too slow
-NO_WATCHERS = "this table takes no watchers"
 FINISH_GRACE = 5.0  # at the end, how long the host waits for its frames to reach the watchers
 MAX_UNCHECKED = MAX_QUEUED_BYTES  # entry bytes a watcher holds read but not yet checked
 
@@ -111,34 +112,35 @@ class Watchers:
                 for watcher in watchers:
                     await watcher.queue.join()
         for watcher in watchers:
-            await watcher.link.close("the game is over")
+            await watcher.link.close(Sentence(reasons.GAME_OVER))
 
-    def refusal(self) -> str | None:
+    def refusal(self) -> Sentence | None:
         """Why another watcher is refused now, or None."""
         if not self.enabled:
-            return NO_WATCHERS
+            return Sentence(reasons.NO_WATCHERS)
         if len(self._watchers) >= MAX_WATCHERS:
-            return f"the table has its {MAX_WATCHERS} watchers: try again later"
+            return Sentence(reasons.WATCHERS_FULL, count=MAX_WATCHERS)
         return None
 
     async def serve(self, link: Link, key: bytes, message: dict[str, Any]) -> None:
         """Run one watcher's link (after its `watch` message) until it closes."""
-        refusal = self.refusal()
+        refusal: str | None = self.refusal()
         name = message.get("name")
         if refusal is None and not isinstance(name, str):
-            refusal = "malformed 'watch' message"
+            refusal = Sentence(reasons.BAD_WATCH)
         if refusal is None:
             try:
-                name = check_display_name(str(name).strip(), "watcher name")
+                name = check_display_name(str(name).strip(), N_("watcher name"))
             except ValueError as error:
-                refusal = str(error)
+                refusal = error.args[0]
         if refusal is not None:
             await link.close(refusal)
             return
         watcher = _Watcher(str(name), key, link)
         self._watchers.append(watcher)
         watching = _("{name} ({key}) is watching ({count} watching)")
-        self._say(watching.format(name=watcher.name, key=fingerprint(key), count=len(self)))
+        count = native_digits(str(len(self)))
+        self._say(watching.format(name=watcher.name, key=fingerprint(key), count=count))
         if self._chain is None and self._roster is not None:
             self._put(watcher, encode_frame(self._roster))
         elif self._chain is not None:
@@ -149,7 +151,7 @@ class Watchers:
             async with link.pinging(self._ping_interval):
                 while True:
                     got = await receive(link, self._idle_timeout, watcher.name)
-                    await link.close(f"a watcher posts nothing (it sent {got['t']!r})")
+                    await link.close(Sentence(reasons.WATCHER_POSTS, kind=repr(got["t"])))
         except (LinkClosed, LobbyError):
             pass
         finally:
@@ -157,7 +159,7 @@ class Watchers:
             await asyncio.wait([sender])
             self._watchers.remove(watcher)
             stopped = _("{name} stopped watching ({count} watching)")
-            self._say(stopped.format(name=watcher.name, count=len(self)))
+            self._say(stopped.format(name=watcher.name, count=native_digits(str(len(self)))))
             self.on_change()
 
     def _catch_up(self, watcher: _Watcher) -> None:
@@ -174,7 +176,7 @@ class Watchers:
             watcher.queue.put_nowait(frame)
         except asyncio.QueueFull:
             task = asyncio.get_running_loop().create_task(
-                watcher.link.close(f"watcher too slow: {MAX_WATCH_QUEUE} frames queued")
+                watcher.link.close(Sentence(reasons.WATCHER_SLOW, count=MAX_WATCH_QUEUE))
             )
             self._closing.add(task)
             task.add_done_callback(self._closing.discard)
@@ -236,10 +238,10 @@ async def watch_table(
             Sentence(N_("the table closed our link: {reason}"), reason=exc.reason)
         ) from None
     except LobbyError as exc:
-        await link.close(str(exc))
+        await link.close(exc.args[0] if len(exc.args) == 1 else str(exc))
         raise
     finally:
-        await link.close("leaving")
+        await link.close(Sentence(reasons.LEAVING))
 
 
 class _Unchecked:
@@ -286,15 +288,24 @@ def check_host(wire: bytes, result: HandshakeResult) -> None:
         entry, _, _, _, seats = parse_genesis(wire)
     except PeerProtocolError as error:
         raise LobbyError(
-            f"the host's first entry is not a valid table entry: {error.reason}"
+            Sentence(
+                N_("the host's first entry is not a valid table entry: {reason}"),
+                reason=error.reason,
+            )
         ) from None
     if entry.table_id != result.table_id:
-        raise LobbyError("the host sent the chain of another table than its own")
+        raise LobbyError(Sentence(N_("the host sent the chain of another table than its own")))
     if seats[0].key != result.peer_key:
         raise LobbyError(
-            f"the host has the key {fingerprint(result.peer_key)}, but seat 0 ({seats[0].name}) "
-            f"of the table it sent has the key {fingerprint(seats[0].key)}: it is not that "
-            "table's host, and nothing it sends is shown"
+            Sentence(
+                N_(
+                    "the host has the key {key}, but seat 0 ({name}) of the table it sent has the"
+                    " key {seated}: it is not that table's host, and nothing it sends is shown"
+                ),
+                key=fingerprint(result.peer_key),
+                name=seats[0].name,
+                seated=fingerprint(seats[0].key),
+            )
         )
 
 
@@ -340,7 +351,9 @@ async def _follow(
                     await wires.put(None)
                     break
                 else:
-                    raise LobbyError(f"unexpected message {kind!r} to a watcher")
+                    raise LobbyError(
+                        Sentence(N_("unexpected message {kind} to a watcher"), kind=repr(kind))
+                    )
         await checker  # raises what the checks found, if anything
         return result.table_id
     finally:

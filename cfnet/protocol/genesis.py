@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.rules import RuleOptionError, RuleOptions
+from cfnet.lang import N_
 from cfnet.protocol.wire import (
     DEFAULT_TIMEOUT,
     PROTOCOL_VERSION,
@@ -45,11 +46,11 @@ def make_genesis(
         raise LocalProtocolError("the host must sit in seat 0 with its own key")
     options.check(len(seats))
     try:
-        check_display_name(name, "table name")
+        check_display_name(name, N_("table name"))
         for seat in seats:
-            check_display_name(seat.name, "player name")
+            check_display_name(seat.name, N_("player name"))
     except ValueError as error:
-        raise LocalProtocolError(str(error)) from None
+        raise LocalProtocolError(error.args[0]) from None
     body = {
         "version": version,
         "name": name,

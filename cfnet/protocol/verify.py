@@ -501,7 +501,7 @@ def verify_entries(entries: Iterable[Entry], rest: Callable[[], int] | None = No
         lookahead = Lookahead(genesis, stream)
         table = Table(genesis.wire, None, OFFLINE, lookahead)
     except LogFileError as error:
-        return Verdict(None, problem=str(error))
+        return Verdict(None, problem=error.args[0])  # a Sentence
     except PeerProtocolError as error:  # a table entry is signed by the key it declares
         problem = Sentence(N_("entry 0 is not a valid table: {reason}"), reason=error.reason)
         return Verdict(None, entries=1, problem=problem)

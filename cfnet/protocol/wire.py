@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 from cfnet.errors import PeerProtocolError
+from cfnet.lang import N_, Sentence
 
 PROTOCOL_VERSION = 4
 """The version of the tables this cfnet makes: 4, where the chain's final places are never
@@ -208,11 +209,16 @@ def parse_abort(body: Mapping[str, Any], players: int, votes: bool = False) -> F
 
 def check_display_name(text: object, what: str) -> str:
     """`text` if it is a name fit to show: 1..MAX_NAME_CHARS printable characters (no control
-    characters or escape sequences); ValueError saying so otherwise."""
+    characters or escape sequences); ValueError saying so otherwise (a Sentence: `what` is a
+    marked noun, `N_("player name")`)."""
     if type(text) is not str or not 0 < len(text) <= MAX_NAME_CHARS or not text.isprintable():
         raise ValueError(
-            f"{what} {text!r}: use 1 to {MAX_NAME_CHARS} printable characters"
-            " (no control characters)"
+            Sentence(
+                N_("{what} {text}: use 1 to {most} printable characters (no control characters)"),
+                what=Sentence(what),
+                text=repr(text),
+                most=str(MAX_NAME_CHARS),
+            )
         )
     return text
 
@@ -220,7 +226,7 @@ def check_display_name(text: object, what: str) -> str:
 def is_display_name(value: Any) -> bool:
     """Whether `check_display_name` takes `value`."""
     try:
-        check_display_name(value, "name")
+        check_display_name(value, N_("name"))
     except ValueError:
         return False
     return True

@@ -13,6 +13,7 @@ from typing import Any
 import msgpack
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
+from cfnet.lang import N_, Sentence
 
 Plain = Any
 """A msgpack-able value: None, bool, int, str, bytes, list (tuple on encode), dict[str, ...]."""
@@ -52,21 +53,27 @@ def _normalise(obj: Plain, depth_left: int, where: str) -> Plain:
         return obj
     if kind is int:
         if not _INT_MIN <= obj <= _INT_MAX:
-            raise EncodeError(f"{where}: int {obj} is outside msgpack's -2**63 .. 2**64-1")
+            raise EncodeError(  # untranslated: a caller's bug
+                f"{where}: int {obj} is outside msgpack's -2**63 .. 2**64-1"
+            )
         return obj
     if kind in (list, tuple, dict) and depth_left <= 0:
-        raise EncodeError(f"{where}: nested too deep (allowed depth {MAX_DEPTH})")
+        raise EncodeError(  # untranslated: a caller's bug
+            f"{where}: nested too deep (allowed depth {MAX_DEPTH})"
+        )
     if kind is list or kind is tuple:
         return [_normalise(x, depth_left - 1, f"{where}[{i}]") for i, x in enumerate(obj)]
     if kind is dict:
         keys: list[tuple[bytes, str]] = []
         for key in obj:
             if type(key) is not str:
-                raise EncodeError(f"{where}: map key {key!r} is not a str (only str keys)")
+                raise EncodeError(  # untranslated: a caller's bug
+                    f"{where}: map key {key!r} is not a str (only str keys)"
+                )
             keys.append((_utf8(key, where), key))
         keys.sort()
         return {k: _normalise(obj[k], depth_left - 1, f"{where}.{k}") for _, k in keys}
-    raise EncodeError(
+    raise EncodeError(  # untranslated: a caller's bug
         f"{where}: {kind.__name__} is not allowed"
         " (allowed: None, bool, int, str, bytes, list, tuple, dict with str keys)"
     )
@@ -76,7 +83,9 @@ def _utf8(text: str, where: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise EncodeError(f"{where}: str {text!r} is not valid UTF-8 text") from exc
+        raise EncodeError(  # untranslated: a caller's bug
+            f"{where}: str {text!r} is not valid UTF-8 text"
+        ) from exc
 
 
 def decode_bounded(
@@ -97,7 +106,11 @@ def decode_bounded(
     before any object is built; `canonical` also requires `data == encode_canonical(value)`.
     """
     if len(data) > max_size:
-        raise DecodeError(f"{len(data)} bytes is over the limit of {max_size}")
+        raise DecodeError(
+            Sentence(
+                N_("{size} bytes is over the limit of {limit}"), size=len(data), limit=max_size
+            )
+        )
     _scan(data, max_depth, max_str_len, max_bin_len, max_array_len, max_map_len, max_items)
     try:
         value = msgpack.unpackb(
@@ -112,16 +125,20 @@ def decode_bounded(
             max_ext_len=0,
         )
     except (ValueError, msgpack.UnpackException) as exc:
-        raise DecodeError(f"not valid msgpack: {exc}") from exc
+        raise DecodeError(Sentence(N_("not valid msgpack: {error}"), error=str(exc))) from exc
     if canonical:
         try:
             again = encode_canonical(value, max_depth=max_depth)
         except EncodeError as exc:
-            raise DecodeError(f"not canonical: {exc}") from exc
+            raise DecodeError(Sentence(N_("not canonical: {error}"), error=str(exc))) from exc
         if again != data:
             raise DecodeError(
-                "not canonical msgpack (ints must be shortest, map keys sorted and unique,"
-                " text as str and bytes as bin)"
+                Sentence(
+                    N_(
+                        "not canonical msgpack (ints must be shortest, map keys sorted and"
+                        " unique, text as str and bytes as bin)"
+                    )
+                )
             )
     return value
 
@@ -133,11 +150,11 @@ _BIN = {0xC4: 1, 0xC5: 2, 0xC6: 4}
 _STR = {0xD9: 1, 0xDA: 2, 0xDB: 4}
 _ARRAY = {0xDC: 2, 0xDD: 4}
 _MAP = {0xDE: 2, 0xDF: 4}
-_REFUSED = {
-    0xC1: "the reserved type byte 0xc1",
-    0xCA: "a float (floats are not allowed)",
-    0xCB: "a float (floats are not allowed)",
-} | {b: "an ext type (ext types are not allowed)" for b in (0xC7, 0xC8, 0xC9, *range(0xD4, 0xD9))}
+_RESERVED = N_("byte {pos} starts the reserved type byte 0xc1")
+_FLOAT = N_("byte {pos} starts a float (floats are not allowed)")
+_EXT = N_("byte {pos} starts an ext type (ext types are not allowed)")
+_REFUSED = {0xC1: _RESERVED, 0xCA: _FLOAT, 0xCB: _FLOAT}
+_REFUSED |= {b: _EXT for b in (0xC7, 0xC8, 0xC9, *range(0xD4, 0xD9))}
 
 
 def _scan(
@@ -157,7 +174,15 @@ def _scan(
 
     def need(n: int) -> None:
         if pos + n > end:
-            raise DecodeError(f"truncated at byte {end}: {pos + n - end} more bytes expected")
+            raise DecodeError(
+                Sentence.counted(
+                    "truncated at byte {end}: {count} more byte expected",
+                    "truncated at byte {end}: {count} more bytes expected",
+                    pos + n - end,
+                    end=end,
+                    count=pos + n - end,
+                )
+            )
 
     def length(nbytes: int) -> int:
         need(1 + nbytes)
@@ -165,7 +190,15 @@ def _scan(
 
     def check(n: int, limit: int, what: str) -> int:
         if n > limit:
-            raise DecodeError(f"{what} of length {n} at byte {pos} is over the limit of {limit}")
+            raise DecodeError(
+                Sentence(
+                    N_("{what} of length {size} at byte {pos} is over the limit of {limit}"),
+                    what=what,
+                    size=n,
+                    pos=pos,
+                    limit=limit,
+                )
+            )
         return n
 
     while True:
@@ -173,7 +206,7 @@ def _scan(
         b = data[pos]
         items += 1
         if items > max_items:
-            raise DecodeError(f"more than {max_items} items")
+            raise DecodeError(Sentence(N_("more than {count} items"), count=max_items))
         children = 0
         if b <= 0x7F or b >= 0xE0:
             size = 1
@@ -196,11 +229,13 @@ def _scan(
             children = 2 * check(length(_MAP[b]), max_map_len, "map")
             size = 1 + _MAP[b]
         else:
-            raise DecodeError(f"byte {pos} starts {_REFUSED[b]}")
+            raise DecodeError(Sentence(_REFUSED[b], pos=pos))
         need(size)
         is_container = b in _ARRAY or b in _MAP or 0x80 <= b <= 0x9F
         if is_container and len(open_counts) >= max_depth:
-            raise DecodeError(f"nested deeper than {max_depth} at byte {pos}")
+            raise DecodeError(
+                Sentence(N_("nested deeper than {depth} at byte {pos}"), depth=max_depth, pos=pos)
+            )
         pos += size
         if children:
             open_counts.append(children)
@@ -213,4 +248,12 @@ def _scan(
         if not open_counts:
             break
     if pos != end:
-        raise DecodeError(f"{end - pos} bytes of trailing data after the value at byte {pos}")
+        raise DecodeError(
+            Sentence.counted(
+                "{count} byte of trailing data after the value at byte {pos}",
+                "{count} bytes of trailing data after the value at byte {pos}",
+                end - pos,
+                count=end - pos,
+                pos=pos,
+            )
+        )

@@ -15,6 +15,7 @@ from typing import Any
 
 from cfnet.deck.derive import TABLE_ID_BYTES as TABLE_ID_BYTES  # the entry format's table id
 from cfnet.errors import LocalProtocolError
+from cfnet.lang import N_, Sentence
 from cfnet.record.codec import MAX_DEPTH, DecodeError, EncodeError, decode_bounded, encode_canonical
 from cfnet.record.identity import SIGNATURE_BYTES, Identity, verify_signature
 
@@ -107,7 +108,7 @@ def sign_entry(
         signature = identity.sign(SIGN_DOMAIN + signed)
         return decode_entry(encode_canonical([signed, signature]))
     except (EncodeError, DecodeError) as exc:
-        raise LocalProtocolError(f"cannot sign this entry: {exc}") from exc
+        raise LocalProtocolError(f"cannot sign this entry: {exc}") from exc  # untranslated: bug
 
 
 def decode_entry(wire: bytes) -> Entry:
@@ -137,31 +138,39 @@ def _decode(wire: bytes) -> Entry:
             max_str_len=0,
             max_items=3,
         )
-        _expect(type(outer) is list and len(outer) == 2, "wire must be [signed, signature]")
+        _expect(type(outer) is list and len(outer) == 2, N_("wire must be [signed, signature]"))
         signed, signature = outer
-        _expect(type(signed) is bytes, "the signed part must be bin")
+        _expect(type(signed) is bytes, N_("the signed part must be bin"))
         _expect(
             type(signature) is bytes and len(signature) == SIGNATURE_BYTES,
-            f"the signature must be {SIGNATURE_BYTES} bytes of bin",
+            N_("the signature must be {size} bytes of bin"),
+            size=SIGNATURE_BYTES,
         )
         fields = decode_bounded(signed, max_size=MAX_ENTRY_BYTES, max_depth=MAX_DEPTH)
     except MalformedEntry:
         raise
     except DecodeError as exc:
         raise MalformedEntry(exc.reason) from exc
-    _expect(type(fields) is list and len(fields) == 7, "signed part must be a 7-item array")
+    _expect(type(fields) is list and len(fields) == 7, N_("signed part must be a 7-item array"))
     version, table_id, seq, prev, seat, kind, body = fields
-    _expect(type(version) is int and version == ENTRY_VERSION, f"version must be {ENTRY_VERSION}")
-    _expect(_is_bytes(table_id, TABLE_ID_BYTES), f"table id must be {TABLE_ID_BYTES} bytes")
-    _expect(type(seq) is int and 0 <= seq <= MAX_SEQ, f"seq must be an int 0..{MAX_SEQ}")
-    _expect(_is_bytes(prev, HASH_BYTES), f"prev must be {HASH_BYTES} bytes")
-    _expect(seq > 0 or prev == GENESIS_PREV, "entry 0 must have prev = 32 zero bytes")
-    _expect(type(seat) is int and 0 <= seat <= MAX_SEAT, f"seat must be an int 0..{MAX_SEAT}")
+    ok = type(version) is int and version == ENTRY_VERSION
+    _expect(ok, N_("version must be {version}"), version=ENTRY_VERSION)
+    _expect(
+        _is_bytes(table_id, TABLE_ID_BYTES),
+        N_("table id must be {size} bytes"),
+        size=TABLE_ID_BYTES,
+    )
+    ok = type(seq) is int and 0 <= seq <= MAX_SEQ
+    _expect(ok, N_("seq must be an int 0..{most}"), most=MAX_SEQ)
+    _expect(_is_bytes(prev, HASH_BYTES), N_("prev must be {size} bytes"), size=HASH_BYTES)
+    _expect(seq > 0 or prev == GENESIS_PREV, N_("entry 0 must have prev = 32 zero bytes"))
+    ok = type(seat) is int and 0 <= seat <= MAX_SEAT
+    _expect(ok, N_("seat must be an int 0..{most}"), most=MAX_SEAT)
     _expect(
         type(kind) is str and KIND_PATTERN.match(kind) is not None,
-        "kind must be 1..32 of a-z 0-9 _ . - starting with a letter",
+        N_("kind must be 1..32 of a-z 0-9 _ . - starting with a letter"),
     )
-    _expect(type(body) is dict, "body must be a map")
+    _expect(type(body) is dict, N_("body must be a map"))
     return Entry(table_id, seq, prev, seat, kind, body, signature, signed, wire, entry_hash(wire))
 
 
@@ -169,9 +178,10 @@ def _is_bytes(value: object, size: int) -> bool:
     return type(value) is bytes and len(value) == size
 
 
-def _expect(ok: bool, reason: str) -> None:
+def _expect(ok: bool, reason: str, **values: int) -> None:
+    """MalformedEntry saying `reason` (a marked template, filled with `values`) unless `ok`."""
     if not ok:
-        raise MalformedEntry(reason)
+        raise MalformedEntry(Sentence(reason, **values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +209,9 @@ class Equivocation:
 
         Shape only: call `check` with the accused seat's key."""
         if not (type(plain) is list and len(plain) == 2 and all(type(w) is bytes for w in plain)):
-            raise MalformedEntry("an equivocation proof must be [wire, wire]")
+            raise MalformedEntry(Sentence(N_("an equivocation proof must be [wire, wire]")))
         if not plain[0] < plain[1]:
-            raise MalformedEntry("an equivocation proof's two wires must differ, smaller first")
+            raise MalformedEntry(
+                Sentence(N_("an equivocation proof's two wires must differ, smaller first"))
+            )
         return cls(decode_entry(plain[0]), decode_entry(plain[1]))

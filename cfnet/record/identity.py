@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl import bindings as sodium
 from nacl.exceptions import BadSignatureError
 
+from cfnet.lang import N_, Sentence
 from cfnet.record.binary_open import O_BINARY
 
 PUBLIC_KEY_BYTES = 32
@@ -45,7 +46,13 @@ class Identity:
         if path.exists():
             data = path.read_bytes()
             if len(data) != 32:
-                raise IdentityError(f"{path} is not a cfnet identity key (expected 32 bytes)")
+                raise IdentityError(
+                    Sentence(
+                        N_("{file} is not a cfnet identity key (expected {size} bytes)"),
+                        file=str(path),
+                        size=32,
+                    )
+                )
             return cls.from_seed(data)
         identity = cls.generate()
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from cfnet.errors import LocalProtocolError
+from cfnet.lang import N_, Sentence
 from cfnet.record.binary_open import O_BINARY
 from cfnet.record.entry import GENESIS_PREV, MAX_ENTRY_BYTES, Entry, MalformedEntry, decode_entry
 
@@ -26,10 +27,12 @@ _CHUNK = 1 << 16
 
 
 class LogFileError(ValueError):
-    """A log file that cannot be read to its end: where (`offset`, entry `index`) and why."""
+    """A log file that cannot be read to its end: where (`offset`, entry `index`) and why (a
+    `Sentence`, said in the reader's language)."""
 
     def __init__(self, name: str, offset: int, index: int, reason: str) -> None:
-        super().__init__(f"{name}: byte {offset} (entry {index}): {reason}")
+        where = N_("{name}: byte {offset} (entry {index}): {reason}")
+        super().__init__(Sentence(where, name=name, offset=offset, index=index, reason=reason))
         self.name = name
         self.offset = offset
         self.index = index
@@ -60,14 +63,22 @@ def link_problem(previous: Entry | None, entry: Entry) -> str | None:
     """Why `entry` cannot follow `previous` in one table's log (None if it can). No signatures."""
     if previous is None:
         if entry.seq != 0 or entry.prev != GENESIS_PREV:
-            return f"the first entry must be seq 0 with zero prev, not seq {entry.seq}"
+            return Sentence(
+                N_("the first entry must be seq 0 with zero prev, not seq {seq}"), seq=entry.seq
+            )
         return None
     if entry.table_id != previous.table_id:
-        return f"table id {entry.table_id.hex()} differs from {previous.table_id.hex()}"
+        return Sentence(
+            N_("table id {id} differs from {previous}"),
+            id=entry.table_id.hex(),
+            previous=previous.table_id.hex(),
+        )
     if entry.seq != previous.seq + 1:
-        return f"seq {entry.seq} does not follow seq {previous.seq}"
+        return Sentence(
+            N_("seq {seq} does not follow seq {previous}"), seq=entry.seq, previous=previous.seq
+        )
     if entry.prev != previous.hash:
-        return f"prev does not match the hash of entry {previous.seq}"
+        return Sentence(N_("prev does not match the hash of entry {seq}"), seq=previous.seq)
     return None
 
 
@@ -80,7 +91,8 @@ def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -
     head = f.read(len(MAGIC))
     if head != MAGIC:
         if MAGIC.startswith(head):
-            raise TornTail(name, 0, 0, f"the file ends inside its {len(MAGIC)}-byte header")
+            torn = Sentence(N_("the file ends inside its {size}-byte header"), size=len(MAGIC))
+            raise TornTail(name, 0, 0, torn)
         raise CorruptLog(name, 0, 0, not_a_log(head))
     yield from iter_log_from(f, len(MAGIC), None, 0, name, max_entry)
 
@@ -88,11 +100,13 @@ def iter_log(f: BinaryIO, name: str = "log", max_entry: int = MAX_ENTRY_BYTES) -
 def not_a_log(head: bytes) -> str:
     """Why a file that begins with `head` is not a log, saying what it looks like instead."""
     if head.lstrip()[:1] in (b"{", b"["):
-        return (
-            "not a cfnet log file but JSON text (a record from cfnet export? "
-            "cfnet import-check reads those)"
+        return Sentence(
+            N_(
+                "not a cfnet log file but JSON text (a record from cfnet export? cfnet"
+                " import-check reads those)"
+            )
         )
-    return "not a cfnet log file (it does not begin with the log header, CFNLOG)"
+    return Sentence(N_("not a cfnet log file (it does not begin with the log header, CFNLOG)"))
 
 
 def iter_log_from(
@@ -110,19 +124,26 @@ def iter_log_from(
         if not header:
             return
         if len(header) < RECORD_HEADER_BYTES:
-            raise TornTail(name, offset, index, "the file ends inside a record header")
+            torn = Sentence(N_("the file ends inside a record header"))
+            raise TornTail(name, offset, index, torn)
         size_bytes, check = header[:4], header[4:]
         if _crc(size_bytes) != check:
             if not header.strip(b"\0") and _rest_is_zero(f):
-                raise TornTail(name, offset, index, "zero bytes after the last record")
-            raise CorruptLog(name, offset, index, "record header damaged (length check fails)")
+                zeros = Sentence(N_("zero bytes after the last record"))
+                raise TornTail(name, offset, index, zeros)
+            damaged = Sentence(N_("record header damaged (length check fails)"))
+            raise CorruptLog(name, offset, index, damaged)
         size = int.from_bytes(size_bytes, "big")
         if not 0 < size <= max_entry:
             raise CorruptLog(
                 name,
                 offset,
                 index,
-                f"record length {size} is out of range (1 to {max_entry} bytes)",
+                Sentence(
+                    N_("record length {size} is out of range (1 to {limit} bytes)"),
+                    size=size,
+                    limit=max_entry,
+                ),
             )
         body = f.read(size + RECORD_TRAILER_BYTES)
         missing = size + RECORD_TRAILER_BYTES - len(body)
@@ -131,18 +152,24 @@ def iter_log_from(
                 name,
                 offset,
                 index,
-                f"the file ends {missing} byte{'' if missing == 1 else 's'} before the end of"
-                " the last record",
+                Sentence.counted(
+                    "the file ends {count} byte before the end of the last record",
+                    "the file ends {count} bytes before the end of the last record",
+                    missing,
+                    count=missing,
+                ),
             )
         wire = body[:size]
         if _crc(wire) != body[size:]:
             if not f.read(1):
-                raise TornTail(name, offset, index, "the last record is damaged (check fails)")
-            raise CorruptLog(name, offset, index, "record damaged (check fails)")
+                torn = Sentence(N_("the last record is damaged (check fails)"))
+                raise TornTail(name, offset, index, torn)
+            raise CorruptLog(name, offset, index, Sentence(N_("record damaged (check fails)")))
         try:
             entry = decode_entry(wire)
         except MalformedEntry as exc:
-            raise CorruptLog(name, offset, index, f"not a valid entry: {exc.reason}") from exc
+            invalid = Sentence(N_("not a valid entry: {reason}"), reason=exc.reason)
+            raise CorruptLog(name, offset, index, invalid) from exc
         problem = link_problem(previous, entry)
         if problem is not None:
             raise CorruptLog(name, offset, index, problem)
@@ -227,7 +254,9 @@ def open_for_append(path: Path) -> BinaryIO:
     f = path.open("ab")
     if f.tell() < len(MAGIC):
         f.close()
-        raise LocalProtocolError(f"{path} has no complete log header: run recover_log first")
+        raise LocalProtocolError(  # untranslated: a caller's bug
+            f"{path} has no complete log header: run recover_log first"
+        )
     return f
 
 
@@ -246,7 +275,9 @@ def write_log(path: Path, entries: Iterable[Entry]) -> None:
     for entry in entries:
         problem = link_problem(previous, entry)
         if problem is not None:
-            raise LocalProtocolError(f"cannot write a log whose entries do not link: {problem}")
+            raise LocalProtocolError(  # untranslated: a caller's bug
+                f"cannot write a log whose entries do not link: {problem}"
+            )
         records.append(encode_record(entry.wire))
         previous = entry
     write_atomically(path, b"".join(records))

@@ -18,7 +18,7 @@ from cfnet.game.moves import DRAW, PASS, Draw, IllegalMoveError, Move, Play, pla
 from cfnet.game.round import Round, absent_scores
 from cfnet.game.rules import RuleOptionError, RuleOptions
 from cfnet.game.tiles import Tile, TileParseError
-from cfnet.lang import _
+from cfnet.lang import _, digits
 from cfnet.record.identity import fingerprint
 from cfnet.record.logfile import MAGIC
 from cfnet.review.timeline import Timeline
@@ -165,14 +165,19 @@ def parse_record(data: bytes, name: str) -> Any:
             _(
                 "{name} is not a record: byte {byte} is not UTF-8 text (a record is JSON text, as"
                 " cfnet export writes it)"
-            ).format(name=name, byte=error.start)
+            ).format(name=name, byte=digits(error.start))
         ) from None
     except json.JSONDecodeError as error:
         raise RecordError(
             _(
                 "{name} is not a record: it is not JSON text ({error} at line {line}, column"
                 " {column}); cfnet export writes records"
-            ).format(name=name, error=error.msg.lower(), line=error.lineno, column=error.colno)
+            ).format(
+                name=name,
+                error=error.msg.lower(),
+                line=digits(error.lineno),
+                column=digits(error.colno),
+            )
         ) from None
 
 

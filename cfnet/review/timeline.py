@@ -19,7 +19,7 @@ from cfnet.game.moves import Draw, Move
 from cfnet.game.round import Round
 from cfnet.game.text import SENTENCE_CHARS, escaped, move_text, round_start, shown_names
 from cfnet.game.tiles import Tile
-from cfnet.lang import _, said
+from cfnet.lang import _, digits, said
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import MAX_ABORT_ENTRY, OFFLINE, Table
 from cfnet.protocol.verify import Judge, Lookahead, Verdict
@@ -51,7 +51,7 @@ def abort_text(fault: Fault, by: int, names: Sequence[str]) -> str:
     if fault.code == RESIGN:
         return _("{name} resigned: the game ends here").format(name=names[fault.seat])
     return _("aborted by seat {by}: seat {seat}, {detail}").format(
-        by=by, seat=fault.seat, detail=escaped(fault.detail)
+        by=digits(by), seat=digits(fault.seat), detail=escaped(fault.detail)
     )
 
 
@@ -90,7 +90,7 @@ class Timeline:
         aborted, by = self.table.aborted, self.table.aborted_by
         if aborted is not None and by is not None and not ended:
             seats = [
-                _("seat {number} ({name})").format(number=s, name=n)
+                _("seat {number} ({name})").format(number=digits(s), name=n)
                 for s, n in enumerate(self.names)
             ]
             self._note(abort_text(aborted, by, seats))

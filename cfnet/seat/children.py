@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cfnet.disk.store import load_identity, prepare_home
 from cfnet.game.expert_bot import DEFAULT_THINK
-from cfnet.lang import _
+from cfnet.lang import _, digits
 from cfnet.seat.signals import signal_name
 from cfnet.seat.spawn import child_options
 
@@ -136,7 +136,7 @@ class Children:
                 code = child.process.wait(max(0.0, until - time.monotonic()))
             except subprocess.TimeoutExpired:
                 stuck = _("computer player {name} (process {pid}) did not exit")
-                return stuck.format(name=child.name, pid=child.process.pid)
+                return stuck.format(name=child.name, pid=digits(child.process.pid))
             if code not in fine:
                 return child.failure(code)
         return None

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from cfnet.disk.store import list_tables, load_identity, prepare_home
 from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError, describe
-from cfnet.lang import _, ngettext
+from cfnet.lang import _, decimal, digits, ngettext
+from cfnet.lang.formatting import quantity
 from cfnet.net.discovery import Discovery, TableInfo, namesakes
 from cfnet.net.joining import join_table, retry_delays
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating
@@ -110,11 +111,11 @@ async def _dial(wait: float, sit: Callable[[], Awaitable[Seating]], say: Say) ->
                         "{error}; dialled {count} times in {seconds} s (--wait SECONDS dials"
                         " longer)",
                         tries,
-                    ).format(error=describe(exc), count=tries, seconds=f"{wait:g}")
+                    ).format(error=describe(exc), count=digits(tries), seconds=quantity(wait))
                 ) from None
             delay = min(next(delays), left)
             again = _("{error}; dialling again in {seconds} s")
-            say(again.format(error=describe(exc), seconds=f"{delay:.1f}"))
+            say(again.format(error=describe(exc), seconds=decimal(delay, 1)))
             await asyncio.sleep(delay)
 
 
@@ -208,7 +209,7 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
                 again[listing] = (time.monotonic() + delay, delays)
                 why[listing] = describe(exc)
                 dial_again = _("{error}; dialling it again in {seconds} s")
-                say(dial_again.format(error=describe(exc), seconds=f"{delay:.1f}"))
+                say(dial_again.format(error=describe(exc), seconds=decimal(delay, 1)))
     raise LobbyError(_not_found(config, name, home, browser.tables.values(), why))
 
 
@@ -223,7 +224,7 @@ def _not_found(
     seen = sorted(seen, key=lambda t: (t.name.casefold(), t.address, t.port))
     chosen = _chosen(config, name)
     named = [t for t in seen if chosen(t)]
-    seconds = f"{config.wait:g}"
+    seconds = quantity(config.wait)
     if any(m.name == name for m in list_tables(home)):
         return _(
             "table {name!r} is not open on the LAN, but it is an unfinished game of yours:"
@@ -239,7 +240,7 @@ def _not_found(
         if table.refusal is not None:
             return table.refusal
         full = _("table {name!r} is full ({taken}/{seats} seats taken): host one")
-        return full.format(name=name, taken=table.taken, seats=table.seats)
+        return full.format(name=name, taken=digits(table.taken), seats=digits(table.seats))
     others = ", ".join(f"{t.name!r} ({t.address}:{t.port})" for t in seen)
     if any(t.name == name for t in seen):
         missing = _(

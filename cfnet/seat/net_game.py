@@ -33,8 +33,8 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
 from cfnet.game.bots import Player
 from cfnet.game.moves import IllegalMoveError, Move
 from cfnet.game.round import Game, PlayerView
-from cfnet.game.text import comeback_text, digits, result_after_departure
-from cfnet.lang import _, said
+from cfnet.game.text import comeback_text, result_after_departure
+from cfnet.lang import _, digits, said
 from cfnet.net.faults import Chaos
 from cfnet.net.mesh import Mesh
 from cfnet.net.watch import Watchers

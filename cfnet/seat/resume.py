@@ -21,7 +21,7 @@ from cfnet.disk.store import (
     table_dir,
 )
 from cfnet.errors import LocalProtocolError, PeerProtocolError
-from cfnet.lang import _, ngettext
+from cfnet.lang import _, digits, ngettext
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.record.identity import Identity
@@ -83,7 +83,9 @@ def _pick_table(home: Path, wanted: str | None) -> TableMeta:
             )
         )
         raise LocalProtocolError(
-            several.format(count=len(tables), wanted=wanted, home=home, tables=_tables(tables))
+            several.format(
+                count=digits(len(tables)), wanted=wanted, home=home, tables=_tables(tables)
+            )
         )
     if wanted is None:
         nothing = _("no unfinished table in {home}: nothing to resume")
@@ -140,7 +142,8 @@ async def _resume(
             "resuming table {name!r} as seat {seat}: {count} entries on disk",
             count,
         )
-        print(resuming.format(name=meta.name, seat=meta.seat, count=count), flush=True)
+        shown = resuming.format(name=meta.name, seat=digits(meta.seat), count=digits(count))
+        print(shown, flush=True)
         port = meta.addresses[meta.seat][1] if meta.seat in meta.addresses else 0
         await game.listen(peer.interface or ANY, port)
         game.set_addresses(meta.addresses)

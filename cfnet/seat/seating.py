@@ -15,6 +15,7 @@ from typing import Protocol
 
 from cfnet.disk.store import TableMeta, TableStore
 from cfnet.game.bots import Player, make_bot
+from cfnet.lang import pgettext
 from cfnet.net.faults import chaos_from_env
 from cfnet.net.lobby import Addr, LobbyEvent, Seating, check_player
 from cfnet.protocol.local_seat import LocalSeat
@@ -79,14 +80,14 @@ def default_address() -> str:
 
 def player_name(peer: PeerConfig, identity: Identity) -> str:
     """The name at the table: --player, else the strategy and key of a computer seat, else
-    the login (else "player")."""
+    the login (else "player" in the language in effect: the name is data from then on)."""
     if peer.player:
         return check_player(peer.player)
     if peer.strategy:
         return f"{peer.strategy}-{identity.fingerprint[:4]}"
     with contextlib.suppress(Exception):
         return check_player(getpass.getuser())
-    return "player"
+    return pgettext("player name", "player")
 
 
 def computer(peer: PeerConfig, seat: int) -> Player | None:

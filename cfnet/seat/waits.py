@@ -5,8 +5,8 @@ and it holds that chain's head, so that it never plays on alone (`Waits.holding`
 
 from __future__ import annotations
 
-from cfnet.game.text import digits, waiting_text
-from cfnet.lang import _
+from cfnet.game.text import waiting_text
+from cfnet.lang import _, digits
 from cfnet.net.mesh import Mesh
 from cfnet.protocol.table import Table
 from cfnet.seat.session import Wait

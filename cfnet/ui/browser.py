@@ -13,8 +13,8 @@ from cfnet.disk.language import remember_language
 from cfnet.errors import describe
 from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
-from cfnet.game.text import WIDTH, columns, digits, escaped, fit, pad, rounds_text
-from cfnet.lang import N_, _, isolate_name, language, ngettext, pgettext
+from cfnet.game.text import WIDTH, columns, escaped, fit, pad, rounds_text
+from cfnet.lang import N_, _, digits, isolate_name, language, ngettext, pgettext
 from cfnet.lang.catalog import set_language
 from cfnet.lang.choice import choose, language_list
 from cfnet.net.address import parse_host_port
@@ -162,7 +162,7 @@ class BrowserScreen(Page):
             name = pad(fit(name, name_width), name_width)
             text = (
                 f"{'▶' if i == chosen else ' '}  {i + 1:>2}  {name} "
-                f"{pad(host, 12)} {f'{table.taken}/{table.seats}':<6} {about}"
+                f"{pad(host, 12)} {pad(f'{digits(table.taken)}/{digits(table.seats)}', 6)} {about}"
                 f"{coded if table.code else ''}"
             )
             styles = ["class:selected"] if i == chosen else []

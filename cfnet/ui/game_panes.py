@@ -24,7 +24,6 @@ from cfnet.game.text import (
     clock,
     columns,
     describe_end,
-    digits,
     escaped,
     fit,
     fit_widths,
@@ -39,7 +38,7 @@ from cfnet.game.text import (
     waiting_text,
     winner_text,
 )
-from cfnet.lang import N_, _, isolate, isolate_name, language, ngettext, pgettext
+from cfnet.lang import N_, _, digits, isolate, isolate_name, language, ngettext, pgettext
 from cfnet.lang.typed import translated_commands
 from cfnet.protocol.events import GameOver, MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameLeft, GameSession, Notice, SessionEvent

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cfnet.disk.store import load_identity, prepare_home
 from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
-from cfnet.lang import _
+from cfnet.lang import _, digits
 from cfnet.net.discovery import Discovery
 from cfnet.record.identity import Identity, fingerprint
 from cfnet.seat.config import HostConfig, JoinConfig, PeerConfig
@@ -128,7 +128,7 @@ class LanClient:
                     port=found.port,
                     host=found.host,
                     key=found.fingerprint,
-                    seats=found.seats,
+                    seats=digits(found.seats),
                     rules=found.rules.describe(),
                 )
             )

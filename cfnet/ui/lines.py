@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Sequence
 
 from cfnet.game.text import round_start, seat_name, shown_sentence
 from cfnet.lang import _, ngettext, word_list
+from cfnet.lang.formatting import native_digits
 from cfnet.net.lobby import LobbyEvent, Seating
 from cfnet.net.roster import Roster
 from cfnet.protocol.events import GameOver, RoundScored, RoundStarted
@@ -54,18 +55,23 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
     whom it waits for, the end (with where the log is, and that it verified)."""
 
     def who(seat: int) -> str:
-        return _("seat {number} ({name})").format(number=seat, name=seat_name(game.names, seat))
+        name = seat_name(game.names, seat)
+        return _("seat {number} ({name})").format(number=native_digits(str(seat)), name=name)
 
     count = len(game.table.entries)
     saved = ngettext(
         "log saved: {file} ({count} entry)", "log saved: {file} ({count} entries)", count
-    ).format(file=game.log_path, count=count)
+    ).format(file=game.log_path, count=native_digits(str(count)))
     if isinstance(event, RoundStarted):
         return [round_start(event.round_number, who(event.starter))]
     if isinstance(event, RoundScored):
-        scores, totals = list(event.scores), list(event.totals)
+        number = native_digits(str(event.round_number))
+        scores, totals = (
+            native_digits(str(list(event.scores))),
+            native_digits(str(list(event.totals))),
+        )
         scored = _("round {number}: scores {scores}, totals {totals}")
-        return [scored.format(number=event.round_number, scores=scores, totals=totals)]
+        return [scored.format(number=number, scores=scores, totals=totals)]
     if isinstance(event, Notice):
         return [_("fault: {text}").format(text=event.text) if event.fault else event.text]
     if isinstance(event, GameLeft):
@@ -92,5 +98,6 @@ def game_lines(game: NetGame, event: SessionEvent) -> list[str]:
                 " key, move and round audit checked as it came)"
             )
         )
-        return [over.format(totals=list(event.totals), names=winners), saved, verified]
+        totals = native_digits(str(list(event.totals)))
+        return [over.format(totals=totals, names=winners), saved, verified]
     return []

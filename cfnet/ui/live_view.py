@@ -23,6 +23,7 @@ from cfnet.game.text import (
     round_start,
 )
 from cfnet.lang import _, ngettext, pgettext
+from cfnet.lang.formatting import native_digits
 from cfnet.protocol.events import MoveMade, RoundScored, RoundStarted
 from cfnet.seat.session import GameAborted, GameLeft, Notice, SessionEvent
 
@@ -30,11 +31,15 @@ RECENT = 4  # moves shown under the board
 
 
 def _tiles(count: int) -> str:
-    return ngettext("{count} tile", "{count} tiles", count).format(count=f"{count:>2}")
+    return ngettext("{count} tile", "{count} tiles", count).format(
+        count=native_digits(f"{count:>2}")
+    )
 
 
 def _points(count: int) -> str:
-    return ngettext("{count} point", "{count} points", count).format(count=f"{count:>3}")
+    return ngettext("{count} point", "{count} points", count).format(
+        count=native_digits(f"{count:>3}")
+    )
 
 
 class LiveView:
@@ -115,7 +120,7 @@ class LiveView:
         text = move_text(self.who(event.seat), move, event.drawn)
         if isinstance(move, Play):
             left = public.hand_counts[event.seat]
-            text = _("{move}, {count} left").format(move=text, count=left)
+            text = _("{move}, {count} left").format(move=text, count=native_digits(str(left)))
         self._note(text)
 
     def _frame(self) -> None:
@@ -127,11 +132,11 @@ class LiveView:
         head = _("round {number} of {rounds} | centre {centre} | yard {yard} ({drawable} drawable)")
         rows = [
             head.format(
-                number=public.round_number,
-                rounds=self.rounds,
+                number=native_digits(str(public.round_number)),
+                rounds=native_digits(str(self.rounds)),
                 centre=public.centre,
-                yard=public.yard_count,
-                drawable=public.drawable,
+                yard=native_digits(str(public.yard_count)),
+                drawable=native_digits(str(public.drawable)),
             )
         ]
         for seat, name in enumerate(self.names):
@@ -139,7 +144,7 @@ class LiveView:
             held = _tiles(public.hand_counts[seat])
             if seat not in public.seated:
                 held = pad(pgettext("a seat that left", "left"), columns(_tiles(0)))
-            total = _("total {points}").format(points=f"{self.totals[seat]:>3}")
+            total = _("total {points}").format(points=native_digits(f"{self.totals[seat]:>3}"))
             row = f" {mark} {pad(name, 6)} {held}   {total}"
             rows.append(row + "  " + _("(this process's seat)") if seat == self.me else row)
         board = render_board(public).splitlines()
@@ -149,7 +154,7 @@ class LiveView:
             rest = ngettext(
                 "... {count} more row of the board", "... {count} more rows of the board", more
             )
-            board = [*board[: room - 1], rest.format(count=more)]
+            board = [*board[: room - 1], rest.format(count=native_digits(str(more)))]
         rows += board + [f"  {text}" for text in self.recent]
         cut = [row[: size.columns - 1] for row in rows]
         up = f"\x1b[{self._drawn}F" if self._drawn else ""
@@ -161,17 +166,20 @@ class LiveView:
         self.totals = event.totals
         public = self.public
         if public is not None and not self.frames:
-            self.say(_("the board at the end of round {number}:").format(number=event.round_number))
+            at_end = _("the board at the end of round {number}:")
+            self.say(at_end.format(number=native_digits(str(event.round_number))))
             self.say(render_board(public))
         self._frame()
         end = describe_end(event.end_reason, event.went_out, self.names)
-        self.say(_("round {number} over: {end}").format(number=event.round_number, end=end))
+        over = _("round {number} over: {end}")
+        self.say(over.format(number=native_digits(str(event.round_number)), end=end))
         width = max(len(n) for n in self.names)
         for seat, hand in enumerate(event.left):
             shown = kept_text(hand, seat in event.seated, 1 << 16)
-            total = _("(total {points})").format(points=f"{event.totals[seat]:>3}")
+            total = _("(total {points})").format(points=native_digits(f"{event.totals[seat]:>3}"))
             name = pad(self.names[seat], width)
             self.say(f"  {name}  {_points(event.scores[seat])} {total}  {shown}")
         if self.audited:
             verified = _("round {number} verified: {how}")
-            self.say("  " + verified.format(number=event.round_number, how=_(ROUND_AUDIT)))
+            number = native_digits(str(event.round_number))
+            self.say("  " + verified.format(number=number, how=_(ROUND_AUDIT)))

@@ -12,7 +12,6 @@ from cfnet.game.text import (
     WIDTH,
     clock,
     columns,
-    digits,
     escaped,
     fit,
     left_line,
@@ -20,7 +19,7 @@ from cfnet.game.text import (
     score_lines,
     seat_name,
 )
-from cfnet.lang import N_, _, ngettext, word_list
+from cfnet.lang import N_, _, digits, ngettext, word_list
 from cfnet.lang.bidi import visual
 from cfnet.lang.typed import normalise
 from cfnet.net.lobby import LobbyEvent, Seating, TableOpened

@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 
 from cfnet.game.text import (
     describe_end,
-    digits,
     kept_text,
     points,
     render_hand,
@@ -21,7 +20,7 @@ from cfnet.game.text import (
     shown_sentence,
     winner_text,
 )
-from cfnet.lang import _, ngettext, said
+from cfnet.lang import _, digits, ngettext, said
 from cfnet.protocol.events import RoundScored
 from cfnet.protocol.table import Table
 from cfnet.protocol.verify import Verdict

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.game.text import escaped, render_board
-from cfnet.lang import _
+from cfnet.lang import _, digits
 from cfnet.protocol.table import MAX_ABORT_ENTRY
 from cfnet.protocol.verify import Lookahead
 from cfnet.record.entry import Entry, MalformedEntry, decode_entry
@@ -110,7 +110,8 @@ class Spectator:
                     "an abort replaced the chain from entry {seq} on: the result of round"
                     " {number} shown above does not count"
                 )
-                self._line("\n== " + replaced.format(seq=seq, number=rounds[n].round_number))
+                number = digits(rounds[n].round_number)
+                self._line("\n== " + replaced.format(seq=digits(seq), number=number))
             self._rebuild()
         timeline = self.timeline
         assert timeline is not None
@@ -145,7 +146,7 @@ class Spectator:
                 else _("seat {number}: {name} {key}")
             )
             key = fingerprint(info.key)
-            lines.append("  " + line.format(number=seat, name=names[seat], key=key))
+            lines.append("  " + line.format(number=digits(seat), name=names[seat], key=key))
         return lines
 
     def _line(self, text: str) -> None:
@@ -162,7 +163,7 @@ class Spectator:
         self._shown = len(timeline.positions)
         for scored in timeline.rounds[self._scored :]:
             names = [
-                _("seat {number} ({name})").format(number=s, name=n)
+                _("seat {number} ({name})").format(number=digits(s), name=n)
                 for s, n in enumerate(timeline.names)
             ]
             for line in scored_lines(scored, names, timeline.table):

@@ -17,13 +17,12 @@ from cfnet.game.text import (
     Row,
     board_rows,
     columns,
-    digits,
     escaped,
     plain,
     wrap_words,
     wrapped,
 )
-from cfnet.lang import _, language
+from cfnet.lang import _, digits, language
 from cfnet.lang.bidi import marks_lines, screen_line, terminal_line
 
 Line = StyleAndTextTuples

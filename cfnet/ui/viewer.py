@@ -24,7 +24,6 @@ from cfnet.game.text import (
     WIDTH,
     columns,
     describe_end,
-    digits,
     fit,
     kept_text,
     pad,
@@ -32,7 +31,7 @@ from cfnet.game.text import (
     shown_sentence,
     who_plays,
 )
-from cfnet.lang import N_, _, pgettext
+from cfnet.lang import N_, _, digits, pgettext
 from cfnet.review.timeline import Position, Timeline
 from cfnet.ui.move_input import sorted_hand
 from cfnet.ui.styles import (

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.review.timeline import read_timeline
 
     def fail(message: str) -> int:
-        print(f"cfnet export: {escaped(message, SENTENCE_CHARS)}", file=sys.stderr)
+        print(f"cfnet export: {escaped(message, SENTENCE_CHARS, isolates=True)}", file=sys.stderr)
         return 1
 
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cfnet.lang import N_, _, ngettext
+from cfnet.lang import N_, _, digits, ngettext
 
 HELP = N_("Replay a JSON game record (from cfnet export) through the engine: is every move legal?")
 
@@ -29,11 +29,17 @@ def run(args: argparse.Namespace) -> int:
                 data = f.read()
         record = parse_record(data, name)
     except (OSError, RecordError) as error:
-        print(f"cfnet import-check: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet import-check: {escaped(describe(error), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
         return 1
     problems = list(check_record(record))
     for problem in problems:
-        print(f"cfnet import-check: {escaped(problem, SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet import-check: {escaped(problem, SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
     if problems:
         return 1
     rounds = record["rounds"]
@@ -41,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
     again = len(rounds) - played
     moves = sum(len(r["moves"]) for r in rounds)
     values = {
-        "rounds": ngettext("{count} round", "{count} rounds", played).format(count=played),
-        "moves": ngettext("{count} move", "{count} moves", moves).format(count=moves),
+        "rounds": ngettext("{count} round", "{count} rounds", played).format(count=digits(played)),
+        "moves": ngettext("{count} move", "{count} moves", moves).format(count=digits(moves)),
         "totals": record["totals"],
         "winners": record["winners"],
     }
@@ -53,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             "record ok: {rounds} ({count} dealt again), {moves}, all legal; totals {totals},"
             " winners {winners}",
             again,
-        ).format(count=again, **values)
+        ).format(count=digits(again), **values)
     else:
         ok = _("record ok: {rounds}, {moves}, all legal; totals {totals}, winners {winners}")
         ok = ok.format(**values)

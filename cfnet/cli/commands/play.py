@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from cfnet.errors import describe
     from cfnet.game.bots import BOT_STRATEGIES
     from cfnet.game.rules import RuleOptionError, rule_options
-    from cfnet.game.text import rounds_text, score_lines
+    from cfnet.game.text import rounds_text, score_lines, your_name
     from cfnet.seat.offline import OfflineSession
     from cfnet.ui.game_screen import GameScreen
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seed = secrets.randbelow(10**6) if args.seed is None else args.seed
     others = ["Ada", "Bob", "Cleo", "Dev", "Eve", "Finn", "Gus"]
-    names = [args.player or "You", *others[: args.players - 1]]
+    names = [args.player or your_name(), *others[: args.players - 1]]
     session = OfflineSession(
         names, 0, options, seed, bots, args.delay, think=args.think, rollouts=args.rollouts
     )

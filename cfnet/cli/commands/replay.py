@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from cfnet.lang import N_, _, said
+from cfnet.lang import N_, _, digits, said
 
 if TYPE_CHECKING:
     from cfnet.game.rules import RuleOptions
@@ -101,7 +101,10 @@ def _view(args: argparse.Namespace) -> int:
         with path.open("rb") as f:
             timeline = read_timeline(f, str(path))
     except (OSError, GameLookupError, LogFileError, PeerProtocolError) as error:
-        print(f"cfnet replay: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet replay: {escaped(describe(error), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
         return 1
     try:
         at = start_position(timeline, args.round, args.to)
@@ -125,7 +128,7 @@ def start_position(timeline: Timeline, round_number: int | None, to: int | None)
         found = [i for i, p in enumerate(positions) if p.round_number == round_number]
         if not found:
             raise ValueError(
-                _("no round {number}: the log stops before it").format(number=round_number)
+                _("no round {number}: the log stops before it").format(number=digits(round_number))
             )
         return found[min(to or 0, len(found) - 1)]
     if to is None:
@@ -166,12 +169,15 @@ def _replay(args: argparse.Namespace) -> int:
 
     def fail(message: str) -> int:
         """Say why the replay stops (the message may quote what the file holds: escaped)."""
-        print(f"cfnet replay: {escaped(said(message), SENTENCE_CHARS)}", file=sys.stderr)
+        print(
+            f"cfnet replay: {escaped(said(message), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+        )
         return 1
 
     def told(sentence: str) -> None:
         """Print a sentence made by the table that may hold a peer's words, escaped."""
-        print(escaped(said(sentence), SENTENCE_CHARS))
+        print(escaped(said(sentence), SENTENCE_CHARS, isolates=True))
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
@@ -191,7 +197,10 @@ def _replay(args: argparse.Namespace) -> int:
         if args.round is not None and not 1 <= args.round <= rounds:
             return fail(no_such_round(args.round, rounds))
         seats = shown_names([info.name for info in table.seats])
-        names = [_("seat {number} ({name})").format(number=s, name=n) for s, n in enumerate(seats)]
+        names = [
+            _("seat {number} ({name})").format(number=digits(s), name=n)
+            for s, n in enumerate(seats)
+        ]
         header = _("table {name!r}: {seats}; {rules}").format(
             name=table.name, seats=", ".join(names), rules=table.options.describe()
         )
@@ -235,7 +244,8 @@ def _replay(args: argparse.Namespace) -> int:
                                 "== round {number}: centre {tile}; {name} starts (joint draw)"
                             )
                             print()
-                            print(start.format(number=seen, tile=centre, name=names[event.starter]))
+                            starter = names[event.starter]
+                            print(start.format(number=digits(seen), tile=centre, name=starter))
                     elif isinstance(event, MoveMade) and shown(event.round_number):
                         if stopped():
                             continue
@@ -258,7 +268,7 @@ def _replay(args: argparse.Namespace) -> int:
                         fault = event.fault
                         told(
                             _("entry {seq}: seat {seat} {detail}").format(
-                                seq=entry.seq, seat=fault.seat, detail=fault.detail
+                                seq=digits(entry.seq), seat=digits(fault.seat), detail=fault.detail
                             )
                         )
                     elif isinstance(event, SeatLeft | SeatReturned):

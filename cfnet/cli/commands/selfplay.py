@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from cfnet.cli.options import add_rule_argument, add_think_arguments
 from cfnet.game.rules import RuleOptions
-from cfnet.lang import N_, _
+from cfnet.lang import N_, _, pgettext
+
+if TYPE_CHECKING:
+    from cfnet.game.board import EndReason
 
 HELP = N_("Play complete games between computer players offline and print the results.")
 
@@ -52,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
         score_lines,
         winner_text,
     )
-    from cfnet.lang import _, ngettext, pgettext
+    from cfnet.lang import decimal, digits, ngettext, percent, said
+    from cfnet.lang.sentence import listed
 
     names = [name.strip() for name in args.bots.split(",") if name.strip()]
     unknown = [name for name in names if name not in BOT_STRATEGIES]
@@ -81,13 +86,13 @@ def run(args: argparse.Namespace) -> int:
         public = finished.public
         assert public.end_reason is not None
         why = describe_end(public.end_reason, public.went_out)
-        print(_("== round {number}: {why}").format(number=public.round_number, why=why))
+        print(_("== round {number}: {why}").format(number=digits(public.round_number), why=why))
         print(render_board(public))
         for seat, hand in enumerate(finished.hands):
             held = _("seat {number} ({bot}): {tiles}")
-            print(held.format(number=seat, bot=bots[seat], tiles=render_hand(hand)))
+            print(held.format(number=digits(seat), bot=bots[seat], tiles=render_hand(hand)))
         if game.is_over:
-            seats = [_("seat {number}").format(number=s) for s in range(game.players)]
+            seats = [_("seat {number}").format(number=digits(s)) for s in range(game.players)]
             print("\n".join(score_lines(game, seats)))
             winner = winner_text(game.winners(), game.totals, seats)
             print(_("game over: {winner}").format(winner=winner))
@@ -104,7 +109,10 @@ def run(args: argparse.Namespace) -> int:
     )
     print(
         played.format(
-            count=args.games, players=args.players, seed=args.seed, rules=options.describe()
+            count=digits(args.games),
+            players=digits(args.players),
+            seed=args.seed,
+            rules=options.describe(),
         )
     )
     heads = [
@@ -119,12 +127,16 @@ def run(args: argparse.Namespace) -> int:
     )
     rows = zip(stats.bots, stats.wins, stats.mean_scores(), strict=True)
     for seat, (bot, wins, mean) in enumerate(rows):
-        print(f"{seat:>4}  {bot:<8}{wins:>6}  {mean:>10.1f}")
+        row = f"{pad(digits(seat), 4, True)}  {bot:<8}{pad(digits(wins), 6, True)}"
+        print(f"{row}  {pad(decimal(mean, 1), 10, True)}")
     print(_("(a shared win counts for every winner)"))
-    ends = ", ".join(f"{reason.value} {count}" for reason, count in stats.ends.items())
+    ends = said(
+        listed([f"{_end_name(reason)} {digits(count)}" for reason, count in stats.ends.items()])
+    )
     blocked = _("blocked rounds: {share} of {rounds} ({ends})")
-    print(blocked.format(share=f"{stats.blocked_share():.1%}", rounds=stats.rounds, ends=ends))
-    print(_("speed: {rate} games/s").format(rate=f"{stats.games / elapsed:.1f}"))
+    share = percent(stats.blocked_share(), 1)
+    print(blocked.format(share=share, rounds=digits(stats.rounds), ends=ends))
+    print(_("speed: {rate} games/s").format(rate=decimal(stats.games / elapsed, 1)))
     return 0
 
 
@@ -137,7 +149,8 @@ def _protocol_game(
     from pathlib import Path
 
     from cfnet.errors import cannot_write
-    from cfnet.lang import ngettext, word_list
+    from cfnet.lang import decimal, digits, ngettext, word_list
+    from cfnet.lang.formatting import native_digits
     from cfnet.protocol.testing import play_protocol_game
     from cfnet.record.logfile import write_log
 
@@ -151,12 +164,13 @@ def _protocol_game(
         "protocol game: {count} peers, seed {seed}, {rules}",
         players,
     )
-    print(game.format(count=players, seed=seed, rules=options.describe()))
+    print(game.format(count=digits(players), seed=seed, rules=options.describe()))
     for number, scores in enumerate(table.game.round_scores, start=1):
-        print(_("round {number}: scores {scores}").format(number=number, scores=list(scores)))
+        shown = native_digits(str(list(scores)))
+        print(_("round {number}: scores {scores}").format(number=digits(number), scores=shown))
     if table.aborted is not None:
         aborted = _("ABORTED: seat {seat}: {detail}")
-        print(aborted.format(seat=table.aborted.seat, detail=table.aborted.detail))
+        print(aborted.format(seat=digits(table.aborted.seat), detail=table.aborted.detail))
     else:
         winners = table.game.winners()
         won = ngettext(
@@ -164,8 +178,8 @@ def _protocol_game(
             "totals: {totals}; winners: seats {seats}",
             len(winners),
         )
-        seats = word_list([str(s) for s in winners])
-        print(won.format(totals=list(table.game.totals), seats=seats))
+        seats = word_list([digits(s) for s in winners])
+        print(won.format(totals=native_digits(str(list(table.game.totals))), seats=seats))
     count = len(table.entries)
     same = (
         ngettext(
@@ -180,7 +194,7 @@ def _protocol_game(
             count,
         )
     )
-    print(same.format(count=count, head=table.head.hex(), seconds=f"{elapsed:.2f}"))
+    print(same.format(count=digits(count), head=table.head.hex(), seconds=decimal(elapsed, 2)))
     if log:
         try:
             write_log(Path(log), table.entries)
@@ -189,3 +203,15 @@ def _protocol_game(
             return 1
         print(_("log written to {file}").format(file=log))
     return 0 if identical and table.over else 1
+
+
+def _end_name(reason: EndReason) -> str:
+    """How a count of round ends names `reason`, in the language in effect."""
+    from cfnet.game.board import EndReason
+
+    names = {
+        EndReason.WENT_OUT: pgettext("round end", "went out"),
+        EndReason.BLOCKED: pgettext("round end", "blocked"),
+        EndReason.DEAD_FOOT: pgettext("round end", "dead foot"),
+    }
+    return names[reason]

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from cfnet.cli.options import ipv4, seconds_type
-from cfnet.lang import N_, _, ngettext, pgettext, said
+from cfnet.lang import N_, _, digits, ngettext, pgettext, said
+from cfnet.lang.formatting import quantity
 
 if TYPE_CHECKING:
     from cfnet.net.discovery import TableInfo
@@ -54,7 +55,8 @@ def listing(tables: Iterable[TableInfo]) -> list[str]:
         )
     ]
     rows += [
-        (t.name, f"{t.taken}/{t.seats}", t.timeout_text, f"{t.address}:{t.port}") for t in tables
+        (t.name, f"{digits(t.taken)}/{digits(t.seats)}", t.timeout_text, f"{t.address}:{t.port}")
+        for t in tables
     ]
     widths = [max(get_cwidth(row[i]) for row in rows) for i in range(len(rows[0]))]
 
@@ -96,13 +98,13 @@ def run(args: argparse.Namespace) -> int:
     if tables:
         print("\n".join(listing(tables)))
     else:
-        print(_("No tables found within {seconds} s.").format(seconds=f"{args.wait:g}"))
+        print(_("No tables found within {seconds} s.").format(seconds=quantity(args.wait)))
     if args.verbose:
         count = len(skipped)
         print(
             ngettext(
                 "{count} advertisement not listed:", "{count} advertisements not listed:", count
-            ).format(count=count)
+            ).format(count=digits(count))
         )
         from cfnet.game.text import escaped
 

@@ -55,13 +55,13 @@ def run(args: argparse.Namespace) -> int:
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
             verdict = verify_entries(stream, lambda: count_records(f))
     except (OSError, GameLookupError) as error:
-        problem = escaped(describe(error), SENTENCE_CHARS)
+        problem = escaped(describe(error), SENTENCE_CHARS, isolates=True)
         print(f"cfnet verify: {problem}", file=sys.stderr)
         return 1
     if args.json:  # JSON strings escape every control character themselves
         print(json.dumps(as_json(verdict, str(path))))
     elif verdict.table is None:  # the problem may quote the file: escaped, like the report
-        problem = escaped(said(verdict.problem), SENTENCE_CHARS)
+        problem = escaped(said(verdict.problem), SENTENCE_CHARS, isolates=True)
         print(f"cfnet verify: {problem}", file=sys.stderr)
     else:
         print("\n".join(verify_report(verdict)))

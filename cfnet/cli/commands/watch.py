@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from cfnet.lang import N_, _
+from cfnet.lang import N_, _, pgettext
+from cfnet.lang.formatting import quantity
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -101,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_watch(args, identity, screen))
     except (LocalProtocolError, PeerProtocolError, LogFileError, OSError, TimeoutError) as error:
         print(
-            f"cfnet watch: {escaped(describe(error), SENTENCE_CHARS)}", file=sys.stderr, flush=True
+            f"cfnet watch: {escaped(describe(error), SENTENCE_CHARS, isolates=True)}",
+            file=sys.stderr,
+            flush=True,
         )
         return 1
     except KeyboardInterrupt:
@@ -149,7 +152,7 @@ async def _network(
     from cfnet.net.watch import watch_table
 
     tell = _say  # before the table entry comes: the viewer is not open yet
-    name = check_player(args.player or getpass.getuser() or "watcher")
+    name = check_player(args.player or getpass.getuser() or pgettext("player name", "watcher"))
     if args.connect is not None:
         host, port = args.connect
         info = None
@@ -194,7 +197,7 @@ async def _find(args: argparse.Namespace) -> TableInfo:
                 if args.fingerprint
                 else _("no table {name!r} was found within {seconds} s")
             )
-            raise LobbyError(missing.format(name=args.table, seconds=f"{args.wait:g}")) from None
+            raise LobbyError(missing.format(name=args.table, seconds=quantity(args.wait))) from None
         await asyncio.sleep(SAME_NAME_SETTLE)  # namesakes may still be resolving
         found = sorted((t for t in browser.tables.values() if chosen(t)), key=lambda t: t.where)
     if not found:
@@ -223,7 +226,7 @@ async def _appeared(path: Path, wait: float) -> None:
             _("{file} is not a file: --follow reads a game log file").format(file=path)
         )
     waiting = _("no file {file} yet: waiting up to {seconds} s (--wait) for a game to write it...")
-    _say(waiting.format(file=path, seconds=f"{wait:g}"))
+    _say(waiting.format(file=path, seconds=quantity(wait)))
     until = time.monotonic() + wait
     while not path.is_file():
         if time.monotonic() >= until:
@@ -231,7 +234,7 @@ async def _appeared(path: Path, wait: float) -> None:
                 _(
                     "no file {file} appeared within {seconds} s: --follow reads a game log as a"
                     " seat writes it (its table.cflog; cfnet games lists the logs kept)"
-                ).format(file=path, seconds=f"{wait:g}")
+                ).format(file=path, seconds=quantity(wait))
             )
         await asyncio.sleep(POLL)
 
