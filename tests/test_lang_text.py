@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cfnet.game.text import your_name
+from cfnet.game.text import points, winner_text, your_name
 from cfnet.lang import (
     N_,
     Sentence,
@@ -166,5 +166,25 @@ def test_a_sentences_seconds_are_english_on_the_wire_and_persian_digits_on_scree
     set_language(LANGUAGES["fa"])
     try:
         assert said(sentence) == f"{persian} ثانیه چیزی نرسید"
+    finally:
+        set_language(LANGUAGES[SOURCE])
+
+
+@pytest.mark.parametrize(
+    ("total", "winner", "lines"),
+    [
+        (1, "Ο/Η bot2 κερδίζει με 1 πόντο", "1 πόντος"),
+        (101, "Ο/Η bot2 κερδίζει με 101 πόντους", "101 πόντοι"),
+    ],
+)
+def test_greek_says_the_winners_points_as_with_takes_them(
+    total: int, winner: str, lines: str
+) -> None:
+    """Greek's "με" (with) takes the accusative: a winner wins "με 101 πόντους", while a score
+    standing alone is "101 πόντοι"."""
+    set_language(LANGUAGES["el"])
+    try:
+        assert winner_text((2,), (total + 5, total + 9, total), ["bot0", "bot1", "bot2"]) == winner
+        assert points(total) == lines
     finally:
         set_language(LANGUAGES[SOURCE])

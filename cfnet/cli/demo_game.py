@@ -34,7 +34,7 @@ from cfnet.errors import LocalProtocolError, PeerProtocolError, describe
 from cfnet.game.bots import make_bot
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.game.text import (
-    points,
+    points_won_with,
     rounds_text,
     score_lines,
 )
@@ -324,7 +324,8 @@ class Demo:
                 len(result.winners),
             )
             who = word_list([names[s] for s in result.winners])
-            self.say(winners.format(names=who, points=points(result.totals[result.winners[0]])))
+            score = points_won_with(result.totals[result.winners[0]])
+            self.say(winners.format(names=who, points=score))
         elif isinstance(result, GameAborted | GameLeft) and game.resigned:
             self.say(_("you resigned: the game ended there for every seat"))
         elif isinstance(result, GameAborted):

@@ -32,6 +32,7 @@ from cfnet.lang import (
     isolate_name,
     language,
     ngettext,
+    npgettext,
     pgettext,
     said,
     word_list,
@@ -142,6 +143,14 @@ def fit_widths(sizes: Sequence[int], room: int, least: int) -> list[int]:
 def points(number: int) -> str:
     """A score with its noun, in the language in effect: `1 point`, `3 points`."""
     return ngettext("{count} point", "{count} points", number).format(count=digits(number))
+
+
+def points_won_with(number: int) -> str:
+    """A score as "with ..." takes it ('wins with 3 points'): a language whose nouns change
+    after "with" (Greek: με 3 πόντους) says it so."""
+    return npgettext("after 'with'", "{count} point", "{count} points", number).format(
+        count=digits(number)
+    )
 
 
 def rounds_text(number: int) -> str:
@@ -583,7 +592,7 @@ def winner_text(
 ) -> str:
     """Who won and with how many points: 'Ada wins with 3 points', 'You win with 1 point'
     (`me`: the local seat), 'Ada and Bob win with 7 points'."""
-    score = points(totals[winners[0]])
+    score = points_won_with(totals[winners[0]])
     if me is not None and tuple(winners) == (me,):
         return _("You win with {points}").format(points=score)
     if len(winners) == 1:
