@@ -338,7 +338,7 @@ def check_honest_end(
             if line.removeprefix("fault: ").startswith(f"seat {cheat.me} (")
             and "disqualified" in line
         ]
-        over = re.search(r"^game over: totals \[([\d, ]*)\]; winner: (.*)$", live, re.MULTILINE)
+        over = re.search(r"^game over: totals \[([\d, ]*)\]; winners?: (.*)$", live, re.MULTILINE)
         assert over is not None, live
         out = verified(text)
         assert "valid: a complete game" in out, out
