@@ -32,6 +32,9 @@ trap cleanup EXIT
 
 command -v tmux >/dev/null || { echo "tmux_leave: tmux is not installed" >&2; exit 2; }
 [ -x "$CFNET" ] || { echo "tmux_leave: no cfnet at $CFNET (set CFNET)" >&2; exit 2; }
+# A server of our own that stays up between sessions: a server whose last session is killed
+# exits, and a session started meanwhile fails ("server exited unexpectedly").
+tmux_ start-server \; set-option -g exit-empty off
 
 # screen PANE: what the pane shows, wrapped lines joined (-J), with some history.
 screen() { tmux_ capture-pane -p -J -S -200 -t "$1"; }

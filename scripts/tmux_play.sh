@@ -28,6 +28,9 @@ trap cleanup EXIT
 
 command -v tmux >/dev/null || { echo "tmux_play: tmux is not installed" >&2; exit 2; }
 [ -x "$CFNET" ] || { echo "tmux_play: no cfnet at $CFNET (set CFNET)" >&2; exit 2; }
+# A server of our own that stays up between sessions: a server whose last session is killed
+# exits, and a session started meanwhile fails ("server exited unexpectedly").
+tmux_ start-server \; set-option -g exit-empty off
 
 screen() { tmux_ capture-pane -p -t "$PANE"; }
 # on_screen REGEX: the screen matches. The screen is read whole first: a `grep -q` reading a

@@ -30,6 +30,9 @@ trap cleanup EXIT
 
 command -v tmux >/dev/null || { echo "tmux_sizes: tmux is not installed" >&2; exit 2; }
 [ -x "$CFNET" ] || { echo "tmux_sizes: no cfnet at $CFNET (set CFNET)" >&2; exit 2; }
+# A server of our own that stays up between sessions: a server whose last session is killed
+# exits, and a session started meanwhile fails ("server exited unexpectedly").
+tmux_ start-server \; set-option -g exit-empty off
 
 screen() { tmux_ capture-pane -p -t "$PANE"; }
 # on_screen REGEX: the screen matches (read whole first: see tmux_play.sh for why).
