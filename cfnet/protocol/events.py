@@ -265,6 +265,33 @@ class LateProof:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeoutDisproved:
+    """`author` signed a timeout of `seat` at entry `seq` after it had signed entry `later`,
+    which follows `seat`'s own entry there (version 4): the timeout is refused, and the chain
+    from `seq` to `later` (`entries`, the disproof) is passed on to every peer, so that a peer
+    that took the timeout goes back to that chain."""
+
+    author: int
+    seat: int
+    seq: int
+    later: int
+    entries: tuple[bytes, ...]
+
+    def describe(self, names: Sequence[str]) -> str:
+        """Who signed what, in one line."""
+        return Sentence(
+            N_(
+                "{author} signed a timeout of {name} for entry {seq} after signing entry"
+                " {later}, which follows {name}'s own entry there: the timeout is refused"
+            ),
+            author=seat_name(names, self.author),
+            name=seat_name(names, self.seat),
+            seq=self.seq,
+            later=self.later,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class SeatReturned:
     """`seat`, which had left, is dealt in again from round `round_number`."""
 
@@ -295,6 +322,7 @@ Event = (
     | ProofHeld
     | Disqualified
     | LateProof
+    | TimeoutDisproved
     | VoteCast
     | Stalled
 )

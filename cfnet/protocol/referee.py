@@ -16,6 +16,7 @@ from cfnet.game.round import Game
 from cfnet.game.rules import MIN_PLAYERS
 from cfnet.protocol.chain import Chain
 from cfnet.protocol.claims import PREMATURE, Judged, claim_problem
+from cfnet.protocol.disproof import Rival, built_past, is_timeout
 from cfnet.protocol.events import (
     Aborted,
     Appended,
@@ -28,13 +29,14 @@ from cfnet.protocol.events import (
     RoundScored,
     SeatLeft,
     Superseded,
+    TimeoutDisproved,
 )
 from cfnet.protocol.genesis import parse_genesis
 from cfnet.protocol.history import Finality
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.rounds import Rounds
 from cfnet.protocol.schedule import Step
-from cfnet.protocol.votes import VOTES_VERSION
+from cfnet.protocol.votes import VOTES_VERSION, votes_problem
 from cfnet.protocol.wire import (
     ABORT,
     EQUIVOCATION,
@@ -117,6 +119,9 @@ class Referee:
         self._audits: list[int] = []  # the seq of the entry that completed each round's audit
         self._seated: list[tuple[int, ...]] = []  # the seats dealt in at each placed seq
         self.votes = self.version >= VOTES_VERSION  # timeouts need a majority's stall votes
+        self.rival = Rival(self.keys)  # the chain a disproof of a timeout we hold brings
+        self.disproof: TimeoutDisproved | None = None  # the latest one found: passed on again
+        self._disproved: set[tuple[int, int]] = set()  # (seq, author) of the timeouts refused
         self._step_started = now
         self._events: deque[Event] = deque()
         self._append(entry, now, 0)
@@ -168,6 +173,8 @@ class Referee:
             return self._return_request(entry)
         if entry.kind == STALL:
             return self._vote(entry, now)
+        if self._completes_rival(entry):
+            return self._back_to_rival(now)  # else it is judged as it would be without
         if self.aborted is not None:
             return self._earlier_abort(entry, now)
         if self.over:
@@ -319,6 +326,8 @@ class Referee:
     def _take_signed(self, entry: Entry, now: float) -> list[Event]:
         seq, length = entry.seq, len(self.entries)
         links = seq > 0 and entry.prev == self.entries[seq - 1].hash
+        if self.votes and links and seq < length and (refused := self._disproved_by(entry)):
+            raise refused
         if entry.kind == ABORT and links:
             if self.final_rule and seq < length and seq <= self.finality.final:
                 proof = self._proof_in(entry)  # it would replace a final place: never; a
@@ -326,7 +335,7 @@ class Referee:
                     raise PeerProtocolError(f"entry {seq} is final: no abort replaces it", None)
                 return self._proof_at_head(proof)  # is taken at the head instead
             racing = seq < length and (
-                (_is_timeout(entry) and _is_timeout(self.entries[seq]))
+                (is_timeout(entry) and is_timeout(self.entries[seq]))
                 or (self.final_rule and _same_proof(entry, self.entries[seq]))
             )
             if racing and entry.wire >= self.entries[seq].wire:
@@ -464,6 +473,70 @@ class Referee:
         self._append(entry, now, due)
         return [*superseded, Appended(entry), *self._ended(claim, entry.seat, entry.seq, now)]
 
+    def _disproved_by(self, entry: Entry) -> PeerProtocolError | None:
+        """Why the timeout `entry`, linked below our head, is refused because its own author
+        signed an entry after the staller's entry at its place (None: it is not). The first
+        time such a timeout whose votes hold comes, the disproof is found and passed on
+        (`TimeoutDisproved`)."""
+        if not is_timeout(entry) or (segment := built_past(self.entries, entry)) is None:
+            return None
+        seq, author, later = entry.seq, entry.seat, segment[-1].seq
+        if (seq, author) not in self._disproved and self._votes_hold(entry):
+            self._disproved.add((seq, author))
+            self.disproof = self._disproof(entry, segment)
+            self._events.append(self.disproof)
+        return PeerProtocolError(
+            f"entry {seq}: a timeout by seat {author}, which signed entry {later} after the"
+            " entry it would replace",
+            None,
+        )
+
+    def _votes_hold(self, timeout: Entry) -> bool:
+        """The stall votes `timeout` carries are a majority's for its place (signatures only)."""
+        try:
+            claim = parse_abort(timeout.body, self.players, self.votes)
+        except BodyError:
+            return False
+        seq = timeout.seq
+        if claim.seat != self._due_at(seq):
+            return False
+        return votes_problem(claim, timeout, self.table_id, self.keys, self._seated_at(seq)) is None
+
+    def _disproof(self, timeout: Entry, segment: list[Entry]) -> TimeoutDisproved:
+        """The event that names `timeout`'s author and carries the chain that disproves it."""
+        staller = timeout.body["blamed"]
+        wires = tuple(entry.wire for entry in segment)
+        return TimeoutDisproved(timeout.seat, staller, timeout.seq, segment[-1].seq, wires)
+
+    def _completes_rival(self, entry: Entry) -> bool:
+        """`entry` is gathered beside a timeout our chain holds (version 4) and completes the
+        chain that disproves it: it is signed by the timeout's author, after its place."""
+        if not self.votes or entry.table_id != self.table_id or entry.seat >= self.players:
+            return False
+        return bool(self.rival.offer(self.entries, entry, self.finality.final))
+
+    def _back_to_rival(self, now: float) -> list[Event]:
+        """The rival chain gathered has reached an entry of the author of the timeout it
+        rivals, after it: the timeout is disproved (version 4). Our chain goes back to the
+        timeout's place (which is not final here) and takes the rival chain's entries."""
+        timeout, rival = self.rival.timeout, self.rival.entries
+        self.rival.forget()
+        assert timeout is not None
+        seq = timeout.seq
+        self.chain.cut(seq)
+        self.finality.cut(self.entries)
+        self._rebuild(seq)
+        self.fault, self.aborted, self.aborted_by, self._held = None, None, None, None
+        self._disproved.add((seq, timeout.seat))
+        self.disproof = self._disproof(timeout, rival)
+        events: list[Event] = [Superseded(seq), self.disproof]
+        for entry in rival:
+            try:
+                events += self._take(entry, now, verified=True)
+            except PeerProtocolError:
+                break
+        return events + self._take_queued(now)
+
     def _rebuild(self, seq: int) -> None:
         """The game as the chain's entries before `seq` left it, replayed from the table entry
         (their hop proofs were checked when they came)."""
@@ -593,16 +666,12 @@ class Referee:
             or not entry.verify(self.seats[entry.seat].key)
         ):
             return []
+        if self.votes and seq < len(self.entries) and self._disproved_by(entry):
+            return []
         try:
             return self._abort(entry, now)
         except PeerProtocolError:
             return []
-
-
-def _is_timeout(entry: Entry) -> bool:
-    """`entry` is an abort that claims a timeout (a departure, when it holds)."""
-    body = entry.body
-    return entry.kind == ABORT and isinstance(body, dict) and body.get("code") == TIMEOUT
 
 
 def _equivocation(proof: Equivocation) -> Fault:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.bots import Player, make_bot
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import Appended, Event, ProofHeld, VoteCast, drain
+from cfnet.protocol.events import Appended, Event, ProofHeld, TimeoutDisproved, VoteCast, drain
 from cfnet.protocol.genesis import SeatInfo, make_genesis
 from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
@@ -99,20 +99,21 @@ class Network:
         self, seat: int, events: list[Event], queue: deque[tuple[int, int, bytes]]
     ) -> bool:
         """Queue to every other peer what `seat` sends of its own accord on `events` (raised
-        outside the exchanges): each stall vote it cast and each proof it holds; whether a
-        proof was among them (the table moves on when the seat due posts it)."""
+        outside the exchanges): each stall vote it cast and each proof or disproof it holds;
+        whether a proof was among them (the table moves on when the seat due posts it)."""
         proof = False
         for event in events:
             if isinstance(event, VoteCast):
                 queue.extend((seat, t, event.vote.wire) for t in self._others(seat))
-            elif isinstance(event, ProofHeld):
+            elif isinstance(event, ProofHeld | TimeoutDisproved):
                 proof = True
                 queue.extend((seat, t, w) for w in _passed_on(event) for t in self._others(seat))
         return proof
 
     def resync(self) -> None:
         """What the mesh does when links come back: each peer answers every other's `sync`
-        (its entries from the other's count - 1 on) and sends its own open stall vote again."""
+        (its entries from the other's count - 1 on) and sends its own open stall vote and the
+        disproof it holds again."""
         queue: deque[tuple[int, int, bytes]] = deque()
         for sender, table in enumerate(self.tables):
             vote = table.own_vote()
@@ -123,7 +124,14 @@ class Network:
                 queue.extend((sender, target, e.wire) for e in table.entries[start:])
                 if vote is not None:
                     queue.append((sender, target, vote.wire))
+                if table.disproof is not None:
+                    queue.extend((sender, target, wire) for wire in table.disproof.entries)
         self._deliver(queue)
+
+    def send(self, sender: int, targets: Iterable[int], wire: bytes) -> None:
+        """`sender` sends `wire` to `targets` over the links (not those cut), with the echoes
+        it brings, as any entry travels."""
+        self._deliver(deque((sender, target, wire) for target in targets))
 
     def _deliver(self, queue: deque[tuple[int, int, bytes]]) -> None:
         """Deliver the queue (and the echoes it brings) over the links not cut."""
@@ -159,13 +167,16 @@ class Network:
 
 
 def _passed_on(event: Event) -> list[bytes]:
-    """What a peer sends every other peer on `event`: an entry it appended (its echo), and the
-    two entries of a proof it holds (so that the seat due holds it too)."""
+    """What a peer sends every other peer on `event`: an entry it appended (its echo), the
+    two entries of a proof it holds (so that the seat due holds it too), and the chain of a
+    disproof (so that a peer that took the timeout goes back to it)."""
     if isinstance(event, Appended):
         return [event.entry.wire]
     if isinstance(event, ProofHeld):
         entries: list[bytes] = event.fault.evidence["entries"]
         return entries
+    if isinstance(event, TimeoutDisproved):
+        return list(event.entries)
     return []
 
 

@@ -54,6 +54,7 @@ from cfnet.protocol.events import (
     SeatReturned,
     Stalled,
     Superseded,
+    TimeoutDisproved,
     VoteCast,
     drain,
 )
@@ -130,6 +131,7 @@ class NetGame:
         self._asked_to: frozenset[bytes] = frozenset()  # ...to these peers...
         self._asked_at = 0.0  # ...last at this time
         self._vote_sent: tuple[bytes, frozenset[bytes], float] | None = None  # what, to whom, when
+        self._disproof_sent: tuple[TimeoutDisproved, frozenset[bytes]] | None = None  # to whom
         self._stalled = False  # 2 seats dealt in and one stalled: no majority can time it out
         self.log_path = store.path / LOG_FILE
         self.watchers: Watchers | None = None  # the host's spectators (net/watch.py)
@@ -353,6 +355,7 @@ class NetGame:
                 if not posted:
                     break
             self._send_vote()
+            self._send_disproof()
         except (OSError, LocalProtocolError) as exc:
             self._fail(exc)
 
@@ -389,6 +392,17 @@ class NetGame:
             self.mesh.resend(vote.wire)
             self._vote_sent = (vote.wire, linked, now)
 
+    def _send_disproof(self) -> None:
+        """Send the entries of the timeout's disproof the table holds to every linked peer:
+        when it is found, and again to a link that came up since (they are chain entries a
+        peer may have had already, so they are sent again, not posted)."""
+        disproof, linked, sent = self.table.disproof, self.mesh.connected, self._disproof_sent
+        if disproof is None or (sent is not None and sent[0] is disproof and linked <= sent[1]):
+            return
+        for wire in disproof.entries:
+            self.mesh.resend(wire)
+        self._disproof_sent = (disproof, linked)
+
     def _ask_to_return(self, now: float) -> None:
         """Send the local seat's return request until a certificate carries it (a seat still
         dealt in carries it, and this seat is dealt in again from the next round): to every
@@ -416,11 +430,13 @@ class NetGame:
                 return False
             finished = self.table.finished
             held = self.table.chain.holds(wire)  # a copy of what we hold: nothing to check
+            refused = False
             try:
                 events = [] if held else await self._on_table_thread(partial(self._receive, wire))
             except PeerProtocolError as exc:
                 log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
-                return False
+                refused = True  # a refusal may still find something (a disproof to pass on)
+                events = await self._on_table_thread(partial(drain, self.table.next_event))
             except Exception:  # our bug, not the peer's: refuse the entry, keep the link
                 log.warning(
                     "entry from %s not taken: the table failed on it",
@@ -435,7 +451,7 @@ class NetGame:
             except Exception as exc:  # the mesh must not see it: this game stops
                 self._fail(exc)
         self._wake.set()
-        if self._fatal is not None:
+        if self._fatal is not None or refused:
             return False
         return not finished or self.table.chain.holds(wire)
 
@@ -504,6 +520,9 @@ class NetGame:
                 if isinstance(event, ProofHeld):  # every seat must hold it: the seat due posts it
                     for wire in event.fault.evidence["entries"]:
                         self.mesh.post(wire)
+            elif isinstance(event, TimeoutDisproved):  # a peer that took it must go back
+                self._emit(Notice(said(event.describe(self._whos())), fault=True))
+                self._send_disproof()
             elif isinstance(event, VoteCast):
                 self._emit(Notice(said(event.describe(self._whos()))))
                 self._send_vote(cast=True)

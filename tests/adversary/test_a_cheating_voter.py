@@ -1,14 +1,13 @@
-"""A cheating voter (protocol version 4, 4.6 "One game, never two", the case it leaves open):
-seat 3 stalls at its shuffle_a, the others vote it out, but before any of them posts the
-timeout seat 3's late entry comes and every seat builds on it. Seat 0, the cheater, kept the
-honest votes; once seat 1 holds that place final and seat 2 does not yet, it signs the timeout
-with them and sends it to seat 2 alone. Today seat 1 refuses it (the place is final) and seat 2
-takes it: the honest seats are on two chains, and no heal joins them; the others then time
-seat 2 out of theirs, so an honest seat leaves the game (and concedes) for the cheater's act.
-What must hold: every honest seat on one chain, none of them timed out. (Its cheater signed an
-entry after seat 3's and then the timeout that replaces it, with the same `prev`: a proof no
-honest voter gives, 4.6 "Voter discipline"; using it needs a rule that brings a seat back
-from a timeout so disproven, not yet written.) In memory, with the library's own tables."""
+"""A cheating voter (protocol version 4, 4.6 "A timeout its author built past"): seat 3 stalls at
+its shuffle_a, the others vote it out, but before any of them posts the timeout seat 3's late
+entry comes and every seat builds on it. Seat 0, the cheater, kept the honest votes, and later
+signs the timeout with them and sends it to one honest seat at a time. Before, a seat that did
+not yet hold the place final took it and was left alone on its chain, and the others then timed
+it out of theirs: an honest seat left the game (and conceded) for the cheater's act. Now a seat
+that holds the cheater's entry after seat 3's refuses the timeout and passes on the chain that
+disproves it; a seat that took it before that entry reached it goes back to that chain. What
+must hold: every honest seat on one chain, none of them timed out, and the cheater named. In
+memory, with the library's own tables."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ import pytest
 
 from cfnet.errors import PeerProtocolError
 from cfnet.game.rules import RuleOptions
-from cfnet.protocol.events import SeatLeft, VoteCast
+from cfnet.protocol.events import TimeoutDisproved, VoteCast, drain
 from cfnet.protocol.testing import Network, start_tables
 from cfnet.protocol.wire import ABORT, TIMEOUT
 from cfnet.record.entry import Entry
@@ -57,12 +56,30 @@ def _timeout(network: Network, place: int, votes: list[bytes]) -> Entry:
     return cheater.local.sign(cheater.table_id, place, prev, ABORT, body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a voter that signed after the staller's entry can later split the honest "
-    "seats with the old votes (protocol.md 4.6, 'One game, never two')",
-)
-def test_a_cheater_cannot_split_the_honest_seats_with_old_votes() -> None:
+def _one_chain_nobody_timed_out(network: Network) -> None:
+    """Every honest seat ends on one chain, a finished game in which none of them left."""
+    network.cut.clear()
+    network.resync()
+    network.run()
+    network.resync()  # what the mesh's keepalive does: a seat that missed an entry asks again
+    network.run()
+    honest = [network.tables[s] for s in (1, 2, 3)]
+    assert len({tuple(e.wire for e in t.entries) for t in honest}) == 1, "two chains"
+    assert all(t.finished and t.aborted is None for t in honest)
+    aborts = [e.body["blamed"] for e in honest[0].entries if e.kind == ABORT]
+    assert not {1, 2, 3} & set(aborts), f"an honest seat was timed out: {aborts}"
+    assert sorted(honest[0].rounds.seated) == [0, 1, 2, 3]
+
+
+def _named(network: Network, seat: int, place: int) -> bool:
+    """Seat `seat` found that the cheater signed the timeout at `place` after building past it."""
+    return any(
+        isinstance(e, TimeoutDisproved) and (e.author, e.seat, e.seq) == (CHEATER, STALLER, place)
+        for e in network.events[seat] + drain(network.tables[seat].next_event)
+    )
+
+
+def test_a_seat_that_holds_the_cheaters_later_entry_refuses_its_timeout() -> None:
     network = start_tables(4, 41, RuleOptions(rounds=1), timeout=TIMEOUT_S)
     place, votes = _votes_kept_by_the_cheater(network)
     network.cut.clear()  # seat 3's entry comes late, and the cheater plays on
@@ -80,16 +97,39 @@ def test_a_cheater_cannot_split_the_honest_seats_with_old_votes() -> None:
     network.run(until=lambda: bool(cut))
     assert cut, "seat 1 never held the stalled place final"
     network.watch = None
-    assert network.tables[2].entries[place].seat == STALLER  # seat 2 built on the late entry
+    two = network.tables[2]
+    assert two.entries[place].seat == STALLER  # seat 2 built on the late entry
     abort = _timeout(network, place, votes)
-    network.tables[2].receive(abort.wire, network.now)
-    assert network.tables[2].entries[place].wire == abort.wire  # seat 2 took it
-    with pytest.raises(PeerProtocolError, match="final"):
-        network.tables[1].receive(abort.wire, network.now)  # seat 1 holds the place final
-    network.cut.clear()
+    for seat in (2, 1):  # seat 2 holds the place built on, seat 1 holds it final
+        with pytest.raises(PeerProtocolError, match="signed entry"):
+            network.tables[seat].receive(abort.wire, network.now)
+        assert network.tables[seat].entries[place].seat == STALLER
+        assert _named(network, seat, place)
+    _one_chain_nobody_timed_out(network)
+
+
+def test_a_seat_that_took_the_timeout_goes_back_to_the_chain_that_disproves_it() -> None:
+    network = start_tables(4, 41, RuleOptions(rounds=1), timeout=TIMEOUT_S)
+    place, votes = _votes_kept_by_the_cheater(network)
+    network.cut.clear()  # seat 3's entry comes late; seat 2 hears nothing after it for now
+    two = network.tables[2]
+
+    def hold_back(network: Network) -> None:
+        if len(two.entries) > place:
+            network.cut |= {(s, 2) for s in range(4)}
+
+    network.watch = hold_back
     network.resync()
-    network.run()
-    honest = [network.tables[s] for s in (1, 2, 3)]
-    assert len({tuple(e.wire for e in t.entries) for t in honest}) == 1, "two chains"
-    left = [e.fault.seat for s in (1, 2, 3) for e in network.events[s] if isinstance(e, SeatLeft)]
-    assert 2 not in left, "the honest seat 2 was timed out"
+    one = network.tables[1]
+    network.run(until=lambda: any(e.seat == CHEATER for e in one.entries[place + 1 :]))
+    network.watch = None
+    assert len(two.entries) == place + 1 and two.entries[place].seat == STALLER
+    abort = _timeout(network, place, votes)
+    two.receive(abort.wire, network.now)  # it holds nothing of the cheater after the place
+    assert two.entries[place].wire == abort.wire
+    with pytest.raises(PeerProtocolError, match="signed entry"):
+        one.receive(abort.wire, network.now)
+    assert _named(network, 1, place)
+    _one_chain_nobody_timed_out(network)
+    assert two.entries[place].seat == STALLER
+    assert _named(network, 2, place)

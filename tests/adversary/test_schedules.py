@@ -1,8 +1,12 @@
 """A property over schedules of cheating (issue 23): one or two cheating seats, at random points
 of an in-memory game, equivocate (at their next entry, to split the others, or much later, for
 an entry long built on), resign, ask to come back, withhold their next entries (a stall: they
-are timed out), or replay old entries; and the links split, the cheating seats on one side and
-the honest seats on the other (one cheater alone where two would be a majority), and heal again.
+are timed out), post their next entry late (after the others voted, the other cheater's vote
+kept from the honest seats), replay old entries, or sign a stale timeout (with stall votes they
+kept, of a place where the staller's entry came late and was built on, sent to some seats
+only); and the
+links split, the cheating seats on one side and the honest seats on the other (one cheater
+alone where two would be a majority), and heal again.
 After every schedule:
 
 - no honest seat is blamed, removed or timed out, by any honest peer;
@@ -41,7 +45,9 @@ from cfnet.protocol.local_seat import LocalSeat
 from cfnet.protocol.table import Table
 from cfnet.protocol.testing import Network, Tamper, start_tables
 from cfnet.protocol.verify import verify_entries
-from cfnet.record.entry import Entry
+from cfnet.protocol.votes import needed
+from cfnet.protocol.wire import ABORT, STALL, TIMEOUT
+from cfnet.record.entry import Entry, decode_entry
 from cfnet.record.identity import Identity
 
 EXAMPLES = int(os.environ.get("CFNET_SCHEDULE_EXAMPLES", "30"))
@@ -52,7 +58,9 @@ ACTIONS = (
     "resign",
     "return",
     "withhold",
+    "late",
     "replay",
+    "stale_timeout",
     "split",
     "heal",
 )
@@ -78,11 +86,12 @@ class Schedule:
 
 
 @st.composite
-def schedules(draw: st.DrawFn, split: bool = False) -> Schedule:
+def schedules(draw: st.DrawFn, split: bool = False, stale: bool = False) -> Schedule:
     """A random schedule; with `split`, one of 4 seats, 2 cheating, that splits the links first
-    (2 and 2)."""
-    players = draw(st.sampled_from([4] if split else [3, 4]))
-    fewest = 2 if split else 1
+    (2 and 2); with `stale`, one of 4 seats, 2 cheating, where one posts late and later the
+    other signs a stale timeout of it."""
+    players = draw(st.sampled_from([4] if split or stale else [3, 4]))
+    fewest = 2 if split or stale else 1
     cheats = tuple(sorted(draw(st.sets(st.integers(0, players - 1), min_size=fewest, max_size=2))))
     step = st.builds(
         Step,
@@ -95,6 +104,16 @@ def schedules(draw: st.DrawFn, split: bool = False) -> Schedule:
     if split:
         first = Step(draw(st.integers(0, 60)), cheats[0], "split", draw(st.integers(0, 2)))
         steps = (first, *steps)
+    if stale:
+        late, voter = draw(st.permutations(cheats))
+        pick = st.integers(0, 2**16)
+        waits = st.integers(0, 60)
+        attack = (  # the late entry goes out at the next step (a heal: links as they were),
+            Step(draw(waits), late, "late", draw(pick)),  # once the table waits for it
+            Step(60, voter, "heal", 0),
+            Step(draw(st.integers(1, 40)), voter, "stale_timeout", draw(pick)),
+        )
+        steps = (*attack, *steps)
     return Schedule(players, draw(st.integers(0, 2**20)), cheats, steps)
 
 
@@ -106,7 +125,23 @@ class Adversary:
         self.network = network
         self.cheats = cheats
         self.queued: dict[int, list[tuple[str, int]]] = {seat: [] for seat in cheats}
+        self.votes: dict[tuple[int, bytes], dict[int, Entry]] = {}  # every vote they held
+        self.late: list[bytes] = []  # entries held back, sent at the next step
+        self.muted: set[tuple[int, int]] = set()  # links cut meanwhile: cheaters' votes held
         network.tampers = {seat: self._tamper(seat) for seat in cheats}
+        network.watch = self._keep_votes
+
+    def _keep_votes(self, network: Network) -> None:
+        """Keep every stall vote a cheating seat ever held (a table keeps each seat's latest),
+        and while a late entry is held, the honest seats' votes (sent to the cheaters, whose
+        tables do not take them: they would post the timeout themselves)."""
+        tables = network.tables
+        seats = self.cheats if not self.muted else range(len(tables))
+        for seat in seats:
+            held = tables[seat].ballot.held.values() if seat in self.cheats else ()
+            own = tables[seat].ballot.own if seat not in self.cheats else None
+            for vote in [*held, *([own] if own is not None else [])]:
+                self.votes.setdefault((vote.seq, vote.prev), {})[vote.seat] = vote
 
     def _identity(self, seat: int) -> Identity:
         local = self.network.tables[seat].local
@@ -129,6 +164,10 @@ class Adversary:
             action, pick = queued.pop(0)
             if action == "withhold":
                 return []
+            if action == "late":
+                self.late.append(entry.wire)
+                self._mute()
+                return []
             first, second = self._others(seat, pick)
             other = second_signature(self._identity(seat), entry, _nonce(pick, entry))
             return [(entry.wire, first), (other.wire, second)]
@@ -145,6 +184,24 @@ class Adversary:
         side = cheats if 2 * len(cheats) <= len(seats) else {self.cheats[pick % len(cheats)]}
         self.network.cut = {(a, b) for a in seats for b in seats if (a in side) != (b in side)}
 
+    def _mute(self) -> None:
+        """Cut the links between the cheaters and the honest seats until the late entry is
+        sent: the honest seats' votes are not a majority without the other cheater's, and
+        only the cheaters keep them (`_keep_votes`)."""
+        seats = range(len(self.network.tables))
+        honest = [s for s in seats if s not in self.cheats]
+        links = {(c, h) for c in self.cheats for h in honest}
+        self.muted = (links | {(h, c) for c, h in links}) - self.network.cut
+        self.network.cut |= self.muted
+
+    def release(self) -> None:
+        """Send the entries held back, late, to every other seat."""
+        self.network.cut -= self.muted
+        self.muted = set()
+        late, self.late = self.late, []
+        for wire in late:
+            self._deliver(wire, self._everyone_but(decode_entry(wire).seat))
+
     def heal(self) -> None:
         """Join every link again: each peer syncs with every other and resends its open vote."""
         self.network.cut.clear()
@@ -152,13 +209,14 @@ class Adversary:
 
     def act(self, step: Step, host: Table) -> None:
         seat, pick, table = step.seat, step.pick, self.network.tables[step.seat]
+        self.release()
         if step.action == "split":
             self.split(pick)
             return
         if step.action == "heal":
             self.heal()
             return
-        if step.action in ("equivocate_now", "withhold"):
+        if step.action in ("equivocate_now", "withhold", "late"):
             self.queued[seat] += [(step.action, pick)] * (
                 1 + pick % 3 if step.action == "withhold" else 1
             )
@@ -174,6 +232,9 @@ class Adversary:
                 return
             self._deliver(request.wire, self._everyone_but(seat))
             return
+        if step.action == "stale_timeout":
+            self.stale_timeout(seat, pick, host)
+            return
         own = [e for e in host.entries if e.seat == seat] or [host.entries[0]]
         old = own[pick % len(own)]
         if step.action == "replay":
@@ -183,6 +244,33 @@ class Adversary:
             other = second_signature(self._identity(seat), old, _nonce(pick, old))
             first, second = self._others(seat, pick)
             self._deliver(other.wire, first or second)
+
+    def stale_timeout(self, seat: int, pick: int, host: Table) -> None:
+        """Sign a timeout with the votes kept for a place of the host's chain where the seat
+        voted against posted late (its entry stands there), and send it to some seats only."""
+        local = self.network.tables[seat].local
+        assert local is not None
+        for (seq, prev), kept in sorted(self.votes.items(), key=lambda item: -item[0][0]):
+            if not (seq < len(host.entries) and host.entries[seq - 1].hash == prev):
+                continue
+            there = host.entries[seq]
+            staller, seated = there.seat, host._seated_at(seq)
+            if there.kind == ABORT or staller == seat or seat not in seated:
+                continue
+            own = local.sign(host.table_id, seq, prev, STALL, {"seat": staller})
+            votes = {s: v for s, v in kept.items() if v.body == {"seat": staller}} | {seat: own}
+            if len(votes) < needed(len(seated)):
+                continue
+            body = {
+                "blamed": staller,
+                "code": TIMEOUT,
+                "detail": "did not post in time",
+                "evidence": {"seq": seq, "votes": sorted(v.wire for v in votes.values())},
+            }
+            first, second = self._others(seat, pick)
+            abort = local.sign(host.table_id, seq, prev, ABORT, body)
+            self.network.send(seat, sorted(first or second), abort.wire)
+            return
 
     def _everyone_but(self, seat: int) -> frozenset[int]:
         return frozenset(range(len(self.network.tables))) - {seat}
@@ -243,6 +331,7 @@ def play(schedule: Schedule) -> None:
         network.run(until=lambda t=target: len(host.entries) >= t or host.finished)  # type: ignore[misc]
         adversary.act(step, host)
         check_scores()
+    adversary.release()
     adversary.heal()
     network.run()
     check_scores()
@@ -276,6 +365,21 @@ def play(schedule: Schedule) -> None:
 )
 @given(schedules())
 def test_no_schedule_of_cheats_harms_an_honest_seat(schedule: Schedule) -> None:
+    play(schedule)
+
+
+@settings(
+    max_examples=max(1, EXAMPLES // 3),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=EXAMPLES <= 30,
+)
+@given(schedules(stale=True))
+def test_no_schedule_with_a_stale_timeout_harms_an_honest_seat(schedule: Schedule) -> None:
+    """The same, each schedule starting with one cheater's entry posted late (the other's vote
+    kept from the honest seats, so that only the other holds a majority's votes), then that
+    other cheater's timeout of it, signed with those votes after the place was built on and
+    sent to some seats only."""
     play(schedule)
 
 
