@@ -436,7 +436,7 @@ class NetGame:
             except PeerProtocolError as exc:
                 log.info("entry from %s not taken: %s", fingerprint(key), exc.reason)
                 refused = True  # a refusal may still find something (a disproof to pass on)
-                events = await self._on_table_thread(partial(drain, self.table.next_event))
+                events = drain(self.table.next_event)  # no table call runs: the turn is ours
             except Exception:  # our bug, not the peer's: refuse the entry, keep the link
                 log.warning(
                     "entry from %s not taken: the table failed on it",
