@@ -242,7 +242,7 @@ def taken(key: Hashable) -> Any | None:
     return None if found is None or found[1] is _NOT_MADE else found[1]
 
 
-HELPER_JOBS = 16
+HELPER_JOBS = 32
 """How many pieces of work the helper process holds at most, their results not yet read."""
 PIPE_BYTES = 1 << 20
 """The room asked for in each of the helper's pipes: far more than HELPER_JOBS results (each a

@@ -11,7 +11,7 @@ import functools
 import hashlib
 import hmac
 import threading
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -458,15 +458,11 @@ def shuffles_ahead(
         return
     secrets = SeatSecrets.derive(seed, table_id, round_number, seat)
     keep(("derive", seed, table_id, round_number, seat, ROUND_DECK_SIZE), secrets)
-    given = [tuple(deck) for deck in decks[:2]]
-    phases = "AB"[: len(given)]
-    keys: list[Hashable] = [
-        (phase, deck, secrets) for phase, deck in zip(phases, given, strict=True)
-    ]
-    ahead(keys, _shuffles, given, secrets)
+    for phase, deck in zip("AB", decks, strict=False):  # each a piece of work of its own
+        given = tuple(deck)
+        ahead([(phase, given, secrets)], _shuffled, phase, given, secrets)
 
 
-def _shuffles(decks: Sequence[Sequence[bytes]], secrets: SeatSecrets) -> list[list[bytes]]:
-    """`secrets`' phase-A shuffle of decks[0] and (if given) phase-B shuffle of decks[1]."""
-    shuffles = (_shuffle_a, _shuffle_b)[: len(decks)]
-    return [shuffle(deck, secrets) for shuffle, deck in zip(shuffles, decks, strict=True)]
+def _shuffled(phase: str, deck: Sequence[bytes], secrets: SeatSecrets) -> list[list[bytes]]:
+    """[`secrets`' shuffle of `deck` in `phase`]."""
+    return [(_shuffle_a if phase == "A" else _shuffle_b)(deck, secrets)]
