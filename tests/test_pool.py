@@ -20,7 +20,7 @@ from cfnet.record.logfile import write_log
 HELPER = """
 import os, time
 from cfnet.deck import pool
-from cfnet.deck.sra import _shuffle_a, _shuffle_b, _shuffles, SeatSecrets, round_deck
+from cfnet.deck.sra import _shuffle_a, _shuffle_b, _shuffled, SeatSecrets, round_deck
 from cfnet.game.tiles import ALL_TILES
 
 def begun(slot):
@@ -33,14 +33,15 @@ deck = tuple(round_deck(ALL_TILES[-1]))
 with pool.helper_process():
     (helper,) = pool._helper
     for seat, own in enumerate(secrets):
-        pool.ahead([("A", seat), ("B", seat)], _shuffles, [deck, deck], own)
-    print("withdrawn", pool.taken(("A", 11)) is None)  # 11 pieces of work before it
-    begun(10)
-    made = [pool.taken((phase, seat)) for seat in range(11) for phase in "AB"]
-    expected = [f(list(deck), own) for own in secrets[:11] for f in (_shuffle_a, _shuffle_b)]
+        for phase in "AB":
+            pool.ahead([(phase, seat)], _shuffled, phase, deck, own)
+    print("withdrawn", pool.taken(("B", 11)) is None)  # 23 pieces of work before it
+    begun(22)
+    made = [pool.taken((phase, seat)) for seat in range(12) for phase in "AB"][:-1]
+    expected = [f(list(deck), own) for own in secrets for f in (_shuffle_a, _shuffle_b)][:-1]
     print("same", made == expected)
-    pool.ahead([("bad",)], _shuffles, [deck[:3]], secrets[0])  # raises in the helper
-    begun(12)
+    pool.ahead([("bad",)], _shuffled, "A", deck[:3], secrets[0])  # raises in the helper
+    begun(24)
     print("failed", pool.taken(("bad",)) is None)
 print("left", pool._helper == [])
 try:
