@@ -312,28 +312,34 @@ class _Helper:
             return True
 
     def _receive(self) -> None:
-        """The oldest work's results, kept (none if the helper failed at it or is gone)."""
+        """The oldest work's results, kept (none if the helper failed at it or is gone; if
+        the reading is cut short, by an error or an interrupt, the helper is given up)."""
         sent, keys = self.pending.popleft()
         del self.slots[sent]
         try:
             results = pickle.load(self.replies)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            self.gone, results = True, None
-            for other, _ in self.pending:
-                other.set_result(None)
-            self.pending.clear()
-            self.slots.clear()
+        except BaseException as error:
+            self.gone = True
+            self._forget()
+            sent.set_result(None)
+            if isinstance(error, OSError | EOFError | pickle.UnpicklingError):
+                return
+            raise
         if results is not None:
             _make(sent, keys, results)
         sent.set_result(None)
 
+    def _forget(self) -> None:
+        """No result will come for the work not read yet: its callers do it themselves."""
+        for other, _ in self.pending:
+            other.set_result(None)
+        self.pending.clear()
+        self.slots.clear()
+
     def stop(self) -> None:
         """Close its pipes (it exits when it reads their end) and wait for it to exit."""
         with self.lock:
-            for other, _ in self.pending:
-                other.set_result(None)
-            self.pending.clear()
-            self.slots.clear()
+            self._forget()
             for pipe in (self.requests, self.replies):
                 with contextlib.suppress(OSError):
                     pipe.close()
