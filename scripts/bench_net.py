@@ -21,7 +21,8 @@ with the deck's threads turned off (CFNET_THREADS=1): the threads must not add w
 total CPU within 10%).
 What a LAN of one machine per peer waits for in a round's set-up, its critical path (every hop
 made, then checked by the next seat, in order), is timed in this process as bench_protocol.py
-times it, with the deck's threads and without.
+times it, with the deck's threads and without. The package's bytecode is compiled first, as
+installing it does (bytecode.py): the processes are timed as installed.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import time
 from pathlib import Path
 
 from bench_protocol import critical_path, proof_times
+from bytecode import compile_package
 
 from cfnet.deck.pool import THREADS_VARIABLE, default_threads, use_threads
 from cfnet.deck.proofs import remember_proofs
@@ -152,6 +154,7 @@ def main() -> None:
         "--dir", default=None, help="where the peers' state directories go (default: $TMPDIR)"
     )
     args = parser.parse_args()
+    compile_package()
     with tempfile.TemporaryDirectory(prefix="cfnet-bench-", dir=args.dir) as tmp:
         work = Path(tmp)
         seen, opened = asyncio.run(discovery_time(work))

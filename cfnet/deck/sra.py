@@ -11,7 +11,7 @@ import functools
 import hashlib
 import hmac
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,20 +142,13 @@ class SeatSecrets:
 
     def key_commitments(self) -> tuple[bytes, ...]:
         """K[p] = position_key[p] * G for every position, published with the phase-B step."""
-        made: tuple[bytes, ...] | None = taken(("K", self))
-        if made is not None:  # made ahead (shuffles_ahead)
-            return made
-        return self._key_commitments()
-
-    def _key_commitments(self) -> tuple[bytes, ...]:
         return tuple(spread(key_commitment, self.position_keys))
 
 
 COMMITMENTS_KEPT = 4096
 """How many keys' commitments are kept (a few rounds of the largest table's): a released key is
 checked, and the audit recomputes the commitments of the keys it derives from the seeds; each
-key's multiplication is done once for both (whichever comes first: ahead on the deck's threads,
-the audit's; on one thread, the check's)."""
+key's multiplication is done once for both (the check's, which comes first)."""
 
 _commitments: dict[bytes, bytes] = {}  # key: key * G, as made here
 _commitments_lock = threading.Lock()
@@ -457,20 +450,19 @@ def first_invalid(points: Sequence[bytes]) -> int:
 def shuffles_ahead(
     seed: bytes, table_id: bytes, round_number: int, seat: int, decks: Sequence[Sequence[bytes]]
 ) -> None:
-    """Start, on the deck's threads, what checking a seat's revealed `seed` recomputes: its
-    key commitments and its shuffle of each deck of `decks` in order (phase A of decks[0],
-    phase B of decks[1]); its secrets are derived here. The calls of those with the same
-    input then take the results (pool.ahead)."""
+    """Start, on the deck's threads or their helper process, what checking a seat's revealed
+    `seed` recomputes: its shuffle of each deck of `decks` in order (phase A of decks[0],
+    phase B of decks[1]); its secrets are derived here. The calls of those with the same input
+    then take the results (pool.ahead)."""
     if threads() <= 1:
         return
     secrets = SeatSecrets.derive(seed, table_id, round_number, seat)
     keep(("derive", seed, table_id, round_number, seat, ROUND_DECK_SIZE), secrets)
-    steps = list(zip(("A", "B"), (_shuffle_a, _shuffle_b), map(tuple, decks), strict=False))
-    keys: list[Hashable] = [(phase, deck, secrets) for phase, _, deck in steps]
+    for phase, deck in zip("AB", decks, strict=False):  # each a piece of work of its own
+        given = tuple(deck)
+        ahead([(phase, given, secrets)], _shuffled, phase, given, secrets)
 
-    def work(made: Callable[[Hashable, Any], None]) -> None:
-        for key, (_, shuffle, deck) in zip(keys, steps, strict=True):
-            made(key, shuffle(deck, secrets))
-        made(("K", secrets), secrets._key_commitments())
 
-    ahead([*keys, ("K", secrets)], work)
+def _shuffled(phase: str, deck: Sequence[bytes], secrets: SeatSecrets) -> list[list[bytes]]:
+    """[`secrets`' shuffle of `deck` in `phase`]."""
+    return [(_shuffle_a if phase == "A" else _shuffle_b)(deck, secrets)]

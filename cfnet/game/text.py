@@ -17,8 +17,6 @@ import math
 import shlex
 from collections.abc import Sequence
 
-import wcwidth
-
 from cfnet.game.board import TOES, EndReason, Line, Phase, PublicRound
 from cfnet.game.moves import Draw, Move, Play
 from cfnet.game.round import Game, PlayerView
@@ -40,6 +38,7 @@ from cfnet.lang import (
 from cfnet.lang.bidi_marks import ISOLATES, PDI
 from cfnet.lang.formatting import native_digits
 from cfnet.lang.sentence import listed
+from cfnet.lang.width import width as cells
 
 WIDTH = 80
 """The columns of plain output (a pipe, a log): screens pass their terminal's width instead."""
@@ -108,13 +107,15 @@ def _balanced_isolates(text: str) -> set[int]:
 
 def columns(text: str) -> int:
     """The columns `text` (printable: see `escaped`) takes on a terminal."""
-    return int(wcwidth.width(text))
+    return cells(text)
 
 
 def fit(text: str, width: int) -> str:
     """`text` cut to `width` columns, '…' marking a cut (whole if it fits)."""
     if columns(text) <= width:
         return text
+    import wcwidth
+
     return str(wcwidth.clip(text, 0, max(0, width - 1))).rstrip() + "…"
 
 
@@ -127,6 +128,8 @@ def pad(text: str, width: int, right: bool = False) -> str:
 def wrapped(text: str, width: int, indent: str = "") -> list[str]:
     """`text` wrapped into rows of `width` columns at spaces (never inside a tile like 9-3),
     rows after the first indented by `indent`."""
+    import wcwidth
+
     rows = wcwidth.wrap(text, max(1, width), subsequent_indent=indent, break_on_hyphens=False)
     return [str(row) for row in rows] or [""]
 

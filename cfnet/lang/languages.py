@@ -19,7 +19,11 @@ class Language:
 
     @cached_property
     def rtl(self) -> bool:
-        """Whether the language is written right to left (CLDR's character order)."""
+        """Whether the language is written right to left (CLDR's character order). The
+        source language, English, is not: a command that speaks it need not load Babel's data
+        (25 ms) to know."""
+        if self.code == SOURCE:
+            return False
         from babel import Locale
 
         return bool(Locale.parse(self.locale).character_order == "right-to-left")

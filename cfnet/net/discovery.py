@@ -400,6 +400,7 @@ class Discovery:
         self.service = service_type()
         self._zc: AsyncZeroconf | None = None
         self._advertised: dict[bytes, AsyncServiceInfo] = {}
+        self._repeats: dict[bytes, asyncio.Future[Any]] = {}  # an update's announcements
         self._browsers: list[TableBrowser] = []
 
     async def __aenter__(self) -> Discovery:
@@ -439,13 +440,24 @@ class Discovery:
         self._advertised[table.table_id] = info
 
     async def update(self, table: TableInfo, addresses: list[str]) -> None:
-        """Re-announce an advertised table with new TXT data (e.g. free seats)."""
+        """Re-announce an advertised table with new TXT data (e.g. free seats). The caller
+        goes on at once (a lobby reads its joiners meanwhile): zeroconf repeats the
+        announcement twice over the next 0.45 s, until a later update or withdrawal."""
         info = self._service(table, addresses)
-        await (await self.zc.async_update_service(info))
+        self._stop_repeats(table.table_id)
+        announcing = await self.zc.async_update_service(info)
+        self._repeats[table.table_id] = asyncio.ensure_future(announcing)  # zeroconf's task
         self._advertised[table.table_id] = info
+
+    def _stop_repeats(self, table_id: bytes) -> None:
+        """No more repeats of `table_id`'s last update: they would announce it as it was."""
+        repeats = self._repeats.pop(table_id, None)
+        if repeats is not None:
+            repeats.cancel()
 
     async def withdraw(self, table_id: bytes) -> None:
         """Stop advertising a table (sends goodbye packets)."""
+        self._stop_repeats(table_id)
         info = self._advertised.pop(table_id, None)
         if info is not None:
             await (await self.zc.async_unregister_service(info))

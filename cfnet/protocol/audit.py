@@ -88,14 +88,13 @@ Made = dict[tuple[str, int], "list[bytes] | DeckError"]
 def _recomputed(state: RoundChecks, secrets: Sequence[SeatSecrets], skip: int | None) -> Made:
     """Every seat's (but `skip`'s) shuffles of the decks it was given (phase and place: its
     deck, or the DeckError of a point refused) and its key commitments ("K"), each an
-    independent job shared among the deck's threads."""
+    independent job shared among the deck's threads: the key commitments first, then the
+    shuffles in the reverse of the order `audit_ahead` begins them (those begun ahead last:
+    their work is the likeliest to be done, or under way, by then)."""
     firsts = (round_deck(state.centre), state.a[-1].deck)
-    jobs = [
-        (phase, place)
-        for phase in ("A", "B", "K")
-        for place, seat in enumerate(state.seated)
-        if seat != skip
-    ]
+    places = [place for place, seat in enumerate(state.seated) if seat != skip]
+    jobs = [("K", place) for place in places]
+    jobs += [(phase, place) for place in reversed(places) for phase in ("B", "A")]
 
     def job(key: tuple[str, int]) -> list[bytes] | DeckError:
         phase, place = key

@@ -1,4 +1,7 @@
-"""A peer's long-lived Ed25519 identity key, its storage and its printable fingerprint."""
+"""A peer's long-lived Ed25519 identity key, its storage and its printable fingerprint.
+
+`cryptography` is imported only where a key is made or signs: checking a signature (all that
+`cfnet verify` does) needs libsodium alone, and a command starts sooner without it."""
 
 from __future__ import annotations
 
@@ -7,14 +10,16 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl import bindings as sodium
 from nacl.exceptions import BadSignatureError
 
 from cfnet.lang import N_, Sentence
 from cfnet.record.binary_open import O_BINARY
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 64
@@ -33,11 +38,15 @@ class Identity:
     @classmethod
     def generate(cls) -> Identity:
         """A fresh key from the operating system's random source."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return cls(Ed25519PrivateKey.generate())
 
     @classmethod
     def from_seed(cls, seed: bytes) -> Identity:
         """The key with this 32-byte private seed (for tests and test vectors)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return cls(Ed25519PrivateKey.from_private_bytes(seed))
 
     @classmethod
@@ -65,6 +74,8 @@ class Identity:
 
     @property
     def seed(self) -> bytes:
+        from cryptography.hazmat.primitives import serialization
+
         return self.private.private_bytes(
             serialization.Encoding.Raw,
             serialization.PrivateFormat.Raw,
@@ -73,6 +84,8 @@ class Identity:
 
     @property
     def public(self) -> bytes:
+        from cryptography.hazmat.primitives import serialization
+
         return self.private.public_key().public_bytes(
             serialization.Encoding.Raw, serialization.PublicFormat.Raw
         )

@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    from cfnet.deck.pool import helper_process
     from cfnet.disk.home import default_home
     from cfnet.disk.saved_games import GameLookupError, find_log
     from cfnet.errors import describe
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         path = find_log(args.log, (args.home or default_home()).expanduser())
-        with path.open("rb", buffering=READ_BUFFER) as f:
+        with path.open("rb", buffering=READ_BUFFER) as f, helper_process():
             stream = iter_log(f, str(path), MAX_ABORT_ENTRY)
             verdict = verify_entries(stream, lambda: count_records(f))
     except (OSError, GameLookupError) as error:
