@@ -204,7 +204,12 @@ async def host(
         if lobby.watchers.enabled:  # the lobby stays open for watchers until the end
             game.watchers = lobby.watchers
             lobby.watchers.feed(game.store)
-            code = await run_game(game, front)
+            withdrawing = asyncio.create_task(_withdraw_once_stopped(game, hosting.discovery))
+            try:
+                code = await run_game(game, front)
+            finally:
+                game.stopped.set()  # (already, unless the game failed to run)
+                await withdrawing
             await hosting.leave()
         else:
             leaving = asyncio.create_task(hosting.leave())  # while it starts
@@ -218,6 +223,13 @@ async def host(
         print(f"cfnet host: {problem}", file=sys.stderr, flush=True)
         return code or 1
     return code
+
+
+async def _withdraw_once_stopped(game: NetGame, discovery: Discovery) -> None:
+    """Withdraw the table from mDNS (its goodbyes take a quarter of a second) as soon as play
+    is over, while the seat still lingers for the others' final chains."""
+    await game.stopped.wait()
+    await discovery.close()
 
 
 async def end_bots(bots: Children, *, finished: bool, over: bool, left: bool) -> str | None:

@@ -124,6 +124,7 @@ class NetGame:
         self._fatal: BaseException | None = None
         self._waits = Waits(table, self.mesh, min(5.0, table.timeout / 3), time.monotonic())
         self._task: asyncio.Task[int] | None = None
+        self.stopped = asyncio.Event()  # play is over for this seat: only the lingering is left
         self.result: GameOver | GameAborted | GameLeft | None = None
         self.departure: SeatLeft | None = None  # the local seat's latest departure
         self._rejoin = False  # resumed and not dealt in again yet: while out, it asks to be
@@ -314,6 +315,7 @@ class NetGame:
                     late = wakeup is not None and time.monotonic() - wakeup > LATE
                     await asyncio.sleep(CATCH_UP if late else GRACE)
                     judge = True
+            self.stopped.set()
             if self._fatal is None and not self.table.departed and not self._stalled:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
