@@ -26,13 +26,11 @@ def is_timeout(entry: Entry) -> bool:
 
 
 def built_past(entries: Sequence[Entry], timeout: Entry) -> list[Entry] | None:
-    """The disproof of `timeout` in the chain `entries` (None: it has none): the entries from
-    its seq to the first one its author signed after it, when the entry at its place (same seq
-    and prev) is not an abort."""
+    """The disproof of `timeout`, which links into the chain `entries` below its head (None:
+    it has none): the entries from its seq to the first one its author signed after it, when
+    the entry at its place is not an abort."""
     seq = timeout.seq
     if not 0 < seq < len(entries) or entries[seq].kind == ABORT:
-        return None
-    if entries[seq].prev != timeout.prev:
         return None
     for index in range(seq + 1, min(len(entries), seq + MAX_DISPROOF)):
         if entries[index].seat == timeout.seat:
