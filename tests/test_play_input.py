@@ -115,6 +115,16 @@ def test_when_it_is_not_your_turn_only_commands_work() -> None:
     assert "not dealt yet" in error("9-3 a", None)
 
 
+@pytest.mark.parametrize("view", [OPENING.view(1), None], ids=["not your turn", "not dealt"])
+def test_a_line_that_is_no_move_says_so_whoever_is_to_play(view: PlayerView | None) -> None:
+    said = error("banana", view)
+    assert said.startswith("'banana' is not a move or a command: when your turn comes, type")
+    assert "help, scores, log and quit work now" in said
+    assert "not a move or a command" in error("x a", view)
+    assert "not a move or a command" not in error("9-3 a", view)
+    assert "not a move or a command" not in error("7", view)
+
+
 def test_a_tile_that_fits_two_ends_needs_the_end() -> None:
     view = MAIN.view(0)
     assert numbered_moves(view) == [play(Tile.of(7, 3), "a"), play(Tile.of(7, 3), "b")]

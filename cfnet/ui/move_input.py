@@ -97,6 +97,14 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
     word = ALIASES.get(words[0], words[0])
     if len(words) == 1 and word in COMMANDS and word not in ("draw", "pass"):
         return Command(word)
+    waiting = view is None or (not view.public.is_over and view.public.turn != view.seat)
+    if waiting and not _is_move_shaped(words, word):
+        raise InputError(
+            _(
+                "{text!r} is not a move or a command: when your turn comes, type a move number,"
+                " a tile and an end like 9-3 b, draw or pass; help, scores, log and quit work now"
+            ).format(text=text.strip())
+        )
     if view is None:
         raise InputError(
             _("the tiles are not dealt yet: wait (help, scores, log and quit work now)")
@@ -127,12 +135,7 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
     if len(words) == 1 and word in ("draw", "pass"):
         return _draw_or_pass(DRAW if word == "draw" else PASS, view, moves, choose)
     try:
-        if len(words) >= 2 and words[-1].isalpha():
-            typed = parse_move(" ".join(words))  # two or more words: a Play or an error
-            assert isinstance(typed, Play)
-            tile, end = typed.tile, typed.end
-        else:
-            tile, end = Tile.parse(" ".join(words)), None
+        tile, end = _typed_tile(words)
     except (TileParseError, IllegalMoveError):
         if len(moves) == 1:
             wrong = _(
@@ -146,6 +149,28 @@ def parse_input(text: str, view: PlayerView | None, names: Sequence[str]) -> Mov
             )
         raise InputError(wrong.format(text=text.strip(), count=len(moves))) from None
     return _tile_move(tile, end, view, moves, choose)
+
+
+def _typed_tile(words: list[str]) -> tuple[Tile, str | None]:
+    """The tile `words` name and its end (None if none is given); `TileParseError` or
+    `IllegalMoveError` if they name no tile."""
+    if len(words) >= 2 and words[-1].isalpha():
+        typed = parse_move(" ".join(words))  # two or more words: a Play or an error
+        assert isinstance(typed, Play)
+        return typed.tile, typed.end
+    return Tile.parse(" ".join(words)), None
+
+
+def _is_move_shaped(words: list[str], word: str) -> bool:
+    """Whether `words` have the shape of a move (a number, draw, pass, a tile with or without
+    an end), legal or not."""
+    if len(words) == 1 and (words[0].isdecimal() or word in ("draw", "pass")):
+        return True
+    try:
+        _typed_tile(words)
+    except (TileParseError, IllegalMoveError):
+        return False
+    return True
 
 
 def _draw_or_pass(move: Draw | Pass, view: PlayerView, moves: list[Move], choose: str) -> Move:
