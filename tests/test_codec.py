@@ -205,14 +205,14 @@ def test_hostile_sizes_are_refused_quickly_without_big_allocations(
     data: bytes, limits: dict[str, Any], match: str
 ) -> None:
     tracemalloc.start()
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU: what decoding would cost, whatever the load
     try:
         with pytest.raises(DecodeError, match=match):
             decode_bounded(data, **limits)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5
     assert peak < 256 * 1024
 
 

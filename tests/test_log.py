@@ -239,10 +239,10 @@ def test_malformed_entry_is_a_peer_error_without_blame() -> None:
 
 def test_oversize_wire_is_refused_before_decoding() -> None:
     huge = b"\x92\xc6" + (MAX_ENTRY_BYTES + 1).to_bytes(4, "big") + bytes(MAX_ENTRY_BYTES + 67)
-    start = time.perf_counter()
+    start = time.thread_time()  # this thread's CPU: what decoding would cost, whatever the load
     with pytest.raises(MalformedEntry, match="over the limit"):
         decode_entry(huge)
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5
 
 
 def test_deeply_nested_body_is_refused() -> None:
