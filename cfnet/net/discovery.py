@@ -17,7 +17,14 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from zeroconf import IPVersion, RecordUpdate, RecordUpdateListener, ServiceStateChange, Zeroconf
+from zeroconf import (
+    DNSQuestionType,
+    IPVersion,
+    RecordUpdate,
+    RecordUpdateListener,
+    ServiceStateChange,
+    Zeroconf,
+)
 from zeroconf._dns import DNSText  # zeroconf's TXT record class (not in its __all__)
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
@@ -37,6 +44,17 @@ tables it makes up never appear in a person's browser on the same machine."""
 _SERVICE = re.compile(r"_[A-Za-z0-9](?:[A-Za-z0-9-]{0,13}[A-Za-z0-9])?\._tcp\.local\.\Z")
 MAX_NAME_BYTES = 40  # a DNS label and the `host` TXT value are cut to this (fit_name)
 RESOLVE_TIMEOUT_MS = 3000
+ASKED = DNSQuestionType.QM
+"""How every question is asked: for a multicast answer. A question that asks for a unicast
+answer (QU) is answered to port 5353 of the asking host, where a host with several mDNS
+sockets (a host and its computer players, the system's own responder) has it read by one of
+them only, often not the asker (RFC 6762, section 15.1)."""
+SAME_NAME_SETTLE = 1.0
+"""Once a table of the name looked for is seen, how long to look further for namesakes."""
+NAMESAKE_LOOK = 2.0
+"""How long after browsing begins a look for namesakes lasts at least. A responder that
+multicast a record in the last second answers a question for it a second later (RFC 6762,
+section 14): up to 1.44 s after the first question of a browse with zeroconf's delays."""
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
 
@@ -278,7 +296,10 @@ class TableBrowser(RecordUpdateListener):
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
         zc.zeroconf.async_add_listener(self, None)
-        self._browser = AsyncServiceBrowser(zc.zeroconf, service, handlers=[self._on_change])
+        self._began = asyncio.get_running_loop().time()
+        self._browser = AsyncServiceBrowser(
+            zc.zeroconf, service, handlers=[self._on_change], question_type=ASKED
+        )
 
     def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
         """zeroconf's call for every record received: note our tables' TXT; re-resolve a
@@ -323,7 +344,7 @@ class TableBrowser(RecordUpdateListener):
 
     async def _resolve(self, name: str) -> None:
         info = AsyncServiceInfo(self._service, name)
-        if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
+        if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS, ASKED):
             self._skipped(name, f"no SRV/TXT answer within {RESOLVE_TIMEOUT_MS / 1000:g} s")
             return
         addresses = info.parsed_addresses(IPVersion.V4Only)
@@ -355,6 +376,12 @@ class TableBrowser(RecordUpdateListener):
                     if predicate(table):
                         return table
                 await self._changed.wait()
+
+    def namesake_wait(self) -> float:
+        """How long to look further for namesakes of a table just seen: SAME_NAME_SETTLE s,
+        or until NAMESAKE_LOOK s after browsing began if that is later."""
+        since = asyncio.get_running_loop().time() - self._began
+        return max(SAME_NAME_SETTLE, NAMESAKE_LOOK - since)
 
     async def wait_gone(self, table_id: bytes, timeout: float) -> None:
         """Return once no table with `table_id` is listed; TimeoutError after `timeout` s."""

@@ -22,8 +22,6 @@ from cfnet.seat.config import JoinConfig
 from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup
 from cfnet.seat.seating import ANY, Entropy, Front, MakeFront, Seat, player_name, run_game, urandom
 
-SAME_NAME_SETTLE = 1.0  # once a table of the name is seen, how long to look for namesakes
-
 
 def run_join(
     config: JoinConfig, make_front: MakeFront, command: str, entropy: Entropy = urandom
@@ -181,8 +179,9 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
                 await browser.wait_for(due, wake - now)
             except TimeoutError:
                 continue  # a listing is due again, or the time is up
-            if not settled:  # namesakes may still be resolving: give them a moment
-                await asyncio.sleep(min(SAME_NAME_SETTLE, max(0.0, until - time.monotonic())))
+            if not settled:  # namesakes may still be answering: give them a moment
+                look = min(browser.namesake_wait(), max(0.0, until - time.monotonic()))
+                await asyncio.sleep(look)
                 settled = True
             candidates = [t for t in browser.tables.values() if candidate(t)]
             if len({t.fingerprint for t in candidates}) > 1:

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 HELP = N_("Watch a table's game live, read-only (by name, --connect HOST:PORT, or --follow FILE).")
 POLL = 0.2  # how often --follow looks at the file
-SAME_NAME_SETTLE = 1.0  # once a table of the name is seen, how long to look for namesakes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -198,7 +197,7 @@ async def _find(args: argparse.Namespace) -> TableInfo:
                 else _("no table {name!r} was found within {seconds} s")
             )
             raise LobbyError(missing.format(name=args.table, seconds=quantity(args.wait))) from None
-        await asyncio.sleep(SAME_NAME_SETTLE)  # namesakes may still be resolving
+        await asyncio.sleep(browser.namesake_wait())  # namesakes may still be answering
         found = sorted((t for t in browser.tables.values() if chosen(t)), key=lambda t: t.where)
     if not found:
         raise LobbyError(
