@@ -65,12 +65,16 @@ class Peer:
         (meta,) = list_tables(self.home, include_finished=True)
         return meta
 
+    def _logs(self) -> list[Path]:
+        """The table logs in this peer's home (not one still being built under `ID.new`)."""
+        return [p for p in self.home.glob("tables/*/table.cflog") if p.parent.suffix != ".new"]
+
     def log_path(self) -> Path:
-        (path,) = self.home.glob("tables/*/table.cflog")
+        (path,) = self._logs()
         return path
 
     def log_size(self) -> int:
-        paths = list(self.home.glob("tables/*/table.cflog"))
+        paths = self._logs()
         return paths[0].stat().st_size if paths else 0
 
     def kill(self) -> None:
