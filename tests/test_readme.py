@@ -38,7 +38,7 @@ def test_cfnet_is_put_on_path_before_a_plain_cfnet_command() -> None:
     plain = [offset for offset, line in lines if line.split()[0] == "cfnet"]
     assert activate and plain and activate[0] < min(plain)
     first, second = (line for _, line in lines[:2])  # a fresh machine: no PATH needed
-    assert first.endswith(".venv/bin/cfnet demo") and second.endswith(".venv/bin/pytest -q -n 4")
+    assert first.endswith(".venv/bin/cfnet demo") and second.endswith(".venv/bin/pytest -q -n 3")
     ci = (Path(__file__).parent.parent / ".ci" / "run").read_text()
     assert f"\n{second}\n" in ci  # CI runs the README's test command, as written
 
