@@ -44,7 +44,7 @@ tables it makes up never appear in a person's browser on the same machine."""
 _SERVICE = re.compile(r"_[A-Za-z0-9](?:[A-Za-z0-9-]{0,13}[A-Za-z0-9])?\._tcp\.local\.\Z")
 MAX_NAME_BYTES = 40  # a DNS label and the `host` TXT value are cut to this (fit_name)
 RESOLVE_TIMEOUT_MS = 3000
-ASKED = DNSQuestionType.QM
+QUESTION_TYPE = DNSQuestionType.QM
 """How every question is asked: for a multicast answer. A question that asks for a unicast
 answer (QU) is answered to port 5353 of the asking host, where a host with several mDNS
 sockets (a host and its computer players, the system's own responder) has it read by one of
@@ -298,7 +298,7 @@ class TableBrowser(RecordUpdateListener):
         zc.zeroconf.async_add_listener(self, None)
         self._began = asyncio.get_running_loop().time()
         self._browser = AsyncServiceBrowser(
-            zc.zeroconf, service, handlers=[self._on_change], question_type=ASKED
+            zc.zeroconf, service, handlers=[self._on_change], question_type=QUESTION_TYPE
         )
 
     def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
@@ -344,7 +344,7 @@ class TableBrowser(RecordUpdateListener):
 
     async def _resolve(self, name: str) -> None:
         info = AsyncServiceInfo(self._service, name)
-        if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS, ASKED):
+        if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS, QUESTION_TYPE):
             self._skipped(name, f"no SRV/TXT answer within {RESOLVE_TIMEOUT_MS / 1000:g} s")
             return
         addresses = info.parsed_addresses(IPVersion.V4Only)
