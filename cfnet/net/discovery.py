@@ -51,10 +51,11 @@ sockets (a host and its computer players, the system's own responder) has it rea
 them only, often not the asker (RFC 6762, section 15.1)."""
 SAME_NAME_SETTLE = 1.0
 """Once a table of the name looked for is seen, how long to look further for namesakes."""
-NAMESAKE_LOOK = 2.0
+NAMESAKE_LOOK = 1.5
 """How long after browsing begins a look for namesakes lasts at least. A responder that
 multicast a record in the last second answers a question for it a second later (RFC 6762,
-section 14): up to 1.44 s after the first question of a browse with zeroconf's delays."""
+section 14): with zeroconf's delays (the first question 20-120 ms after the browse begins, such
+an answer 1.0-1.2 s after it), up to 1.32 s after the browse began."""
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
 
