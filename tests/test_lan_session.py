@@ -24,7 +24,11 @@ from cfnet.seat.net_game import NetGame
 from cfnet.seat.session import GameAborted, SessionEvent
 
 
-async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEvent], NetGame]:
+async def _host_and_play(
+    home: Path, bots: list[Peer]
+) -> tuple[list[SessionEvent], NetGame, list[bool]]:
+    """Play seat 0 through the session; the events, the game, and whether play was over (what
+    the host's withdrawal from mDNS waits for) as each event was read."""
     identity = Identity.generate()
     lobby = HostLobby(
         identity,
@@ -62,11 +66,13 @@ async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEven
     game.start()
     player = GreedyBot()
     events: list[SessionEvent] = []
+    over: list[bool] = []
     async with asyncio.timeout(60):
         while not events or not isinstance(events[-1], GameOver | GameAborted):
             try:
                 async with asyncio.timeout(0.1):
                     events.append(await game.next_event())
+                    over.append(game.play_over.is_set())
             except TimeoutError:
                 pass
             view = game.view
@@ -77,13 +83,13 @@ async def _host_and_play(home: Path, bots: list[Peer]) -> tuple[list[SessionEven
                 with contextlib.suppress(IllegalMoveError):  # e.g. our shuffle is being posted
                     game.submit(player.choose(view))
     await game.close()
-    return events, game
+    return events, game, over
 
 
 def test_a_person_plays_a_lan_game_through_the_game_session(tmp_path: Path) -> None:
     bots = [Peer(tmp_path / f"bot{i}", []) for i in (1, 2)]
     try:
-        events, game = asyncio.run(_host_and_play(prepare_home(tmp_path / "me"), bots))
+        events, game, over = asyncio.run(_host_and_play(prepare_home(tmp_path / "me"), bots))
         assert wait_all(bots) == [0, 0]
     finally:
         for bot in bots:
@@ -91,6 +97,10 @@ def test_a_person_plays_a_lan_game_through_the_game_session(tmp_path: Path) -> N
     kinds = [type(event) for event in events]
     assert kinds[0] is RoundStarted and kinds[-2:] == [RoundScored, GameOver]
     assert any(isinstance(e, MoveMade) and e.seat == 0 for e in events)
+    # play is over from the last move on (the table leaves mDNS then), not before the deal,
+    # nor only once the round is audited
+    last_move = max(i for i, event in enumerate(events) if isinstance(event, MoveMade))
+    assert not over[0] and over[last_move] and all(over[last_move:])
     assert game.audited and game.result == events[-1]
     assert all(bot.log_path().read_bytes() == game.log_path.read_bytes() for bot in bots)
     same_logs(bots)

@@ -19,6 +19,8 @@ from lan_helpers import cfnet_tables_until
 from cfnet.errors import LocalProtocolError
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import (
+    NAMESAKE_LOOK,
+    SAME_NAME_SETTLE,
     Discovery,
     TableInfo,
     TxtError,
@@ -172,6 +174,35 @@ async def _browse_update_and_goodbye() -> float:
 def test_browse_sees_other_process_tables_updates_and_withdrawal() -> None:
     elapsed = asyncio.run(_browse_update_and_goodbye())
     print(f"discovery of another process's tables (incl. its start-up): {elapsed:.3f} s")
+
+
+async def _browse_after_a_silent_announcer() -> tuple[list[TableInfo], float]:
+    """Listen; another process announces two tables of one name and dies without a goodbye
+    (it answers no question after); browse 1.5 s after listening began."""
+    ids = [os.urandom(16), os.urandom(16)]
+    async with Discovery("127.0.0.1") as discovery:
+        loop = asyncio.get_running_loop()
+        listening = loop.time()
+        other = await _subprocess(str(ADVERTISER), *(i.hex() for i in ids))
+        assert other.stdout is not None
+        try:
+            assert await asyncio.wait_for(other.stdout.readline(), 30) == b"ready\n"
+        finally:
+            other.kill()  # no goodbye: its records stay where they were heard
+            await other.wait()
+        while loop.time() < listening + NAMESAKE_LOOK:
+            await asyncio.sleep(NAMESAKE_LOOK)
+        browser = discovery.browse()
+        found = [await browser.wait_for(has_id(i), 30) for i in ids]
+        return found, browser.namesake_wait()
+
+
+def test_a_browse_sees_what_was_announced_since_listening_began_and_looks_from_then() -> None:
+    """protocol.md 6.4: the look for namesakes counts from when the process began listening,
+    because what was multicast since then was heard (and is listed from zeroconf's cache)."""
+    found, look = asyncio.run(_browse_after_a_silent_announcer())
+    assert [t.name for t in found] == ["Kitchen", "Kitchen"]
+    assert look == SAME_NAME_SETTLE  # not NAMESAKE_LOOK after the browse began
 
 
 # ---------------------------------------------------------------- what goes on the wire

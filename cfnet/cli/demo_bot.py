@@ -17,7 +17,7 @@ from cfnet.cli.commands import bot
 from cfnet.cli.seat_options import front, join_config
 from cfnet.lang import _
 from cfnet.protocol.testing import sim_entropy
-from cfnet.seat.join import run_join
+from cfnet.seat.join_start import run_join
 
 
 def main(argv: Sequence[str]) -> int:

@@ -52,10 +52,11 @@ them only, often not the asker (RFC 6762, section 15.1)."""
 SAME_NAME_SETTLE = 1.0
 """Once a table of the name looked for is seen, how long to look further for namesakes."""
 NAMESAKE_LOOK = 1.5
-"""How long after browsing begins a look for namesakes lasts at least. A responder that
-multicast a record in the last second answers a question for it a second later (RFC 6762,
-section 14): with zeroconf's delays (the first question 20-120 ms after the browse begins, such
-an answer 1.0-1.2 s after it), up to 1.32 s after the browse began."""
+"""How long after this process began listening for mDNS a look for namesakes lasts at least.
+What was multicast since then was heard (and cached); a responder that multicast a record
+before, in the last second, answers a question for it a second later (RFC 6762, section 14):
+with zeroconf's delays (the first question 20-120 ms after a browse begins, such an answer
+1.0-1.2 s after it), up to 1.32 s after listening began if browsing began with it."""
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
 
@@ -287,7 +288,9 @@ class TableBrowser(RecordUpdateListener):
     change when a TXT returns to a value it still has cached (a join then a leave within a
     second), so every TXT record received is also listened to here."""
 
-    def __init__(self, zc: AsyncZeroconf, skip: Callable[[str], bool], service: str) -> None:
+    def __init__(
+        self, zc: AsyncZeroconf, skip: Callable[[str], bool], service: str, listening: float
+    ) -> None:
         self.tables: dict[str, TableInfo] = {}
         self.skipped: dict[str, str] = {}  # instance name -> why it is not listed
         self._zc = zc
@@ -297,7 +300,7 @@ class TableBrowser(RecordUpdateListener):
         self._changed = asyncio.Condition()
         self._tasks: set[asyncio.Task[None]] = set()
         zc.zeroconf.async_add_listener(self, None)
-        self._began = asyncio.get_running_loop().time()
+        self._listening = listening  # the loop's time when the process began listening
         self._browser = AsyncServiceBrowser(
             zc.zeroconf, service, handlers=[self._on_change], question_type=QUESTION_TYPE
         )
@@ -380,8 +383,8 @@ class TableBrowser(RecordUpdateListener):
 
     def namesake_wait(self) -> float:
         """How long to look further for namesakes of a table just seen: SAME_NAME_SETTLE s,
-        or until NAMESAKE_LOOK s after browsing began if that is later."""
-        since = asyncio.get_running_loop().time() - self._began
+        or until NAMESAKE_LOOK s after the process began listening if that is later."""
+        since = asyncio.get_running_loop().time() - self._listening
         return max(SAME_NAME_SETTLE, NAMESAKE_LOOK - since)
 
     async def wait_gone(self, table_id: bytes, timeout: float) -> None:
@@ -430,6 +433,7 @@ class Discovery:
         self._advertised: dict[bytes, AsyncServiceInfo] = {}
         self._repeats: dict[bytes, asyncio.Future[Any]] = {}  # an update's announcements
         self._browsers: list[TableBrowser] = []
+        self._listening = 0.0  # the loop's time when the mDNS sockets joined the group
 
     async def __aenter__(self) -> Discovery:
         logging.getLogger("zeroconf").addFilter(_SOCKET_TROUBLE)  # once: filters are a set
@@ -438,6 +442,9 @@ class Discovery:
             self._zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
         else:
             self._zc = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
+        # From here the kernel keeps what is multicast for the sockets, even while the loop is
+        # busy: zeroconf reads and caches it, and a browser begun later starts from the cache.
+        self._listening = asyncio.get_running_loop().time()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -495,7 +502,7 @@ class Discovery:
 
     def browse(self) -> TableBrowser:
         """Start browsing for tables other than our own."""
-        browser = TableBrowser(self.zc, self._is_own, self.service)
+        browser = TableBrowser(self.zc, self._is_own, self.service, self._listening)
         self._browsers.append(browser)
         return browser
 

@@ -204,11 +204,11 @@ async def host(
         if lobby.watchers.enabled:  # the lobby stays open for watchers until the end
             game.watchers = lobby.watchers
             lobby.watchers.feed(game.store)
-            withdrawing = asyncio.create_task(_withdraw_once_stopped(game, hosting.discovery))
+            withdrawing = asyncio.create_task(_withdraw_once_played(game, hosting.discovery))
             try:
                 code = await run_game(game, front)
             finally:
-                game.stopped.set()  # (already, unless the game failed to run)
+                game.play_over.set()  # (already, unless the game failed to run)
                 await withdrawing
             await hosting.leave()
         else:
@@ -225,10 +225,11 @@ async def host(
     return code
 
 
-async def _withdraw_once_stopped(game: NetGame, discovery: Discovery) -> None:
+async def _withdraw_once_played(game: NetGame, discovery: Discovery) -> None:
     """Withdraw the table from mDNS (its goodbyes take a quarter of a second) as soon as play
-    is over, while the seat still lingers for the others' final chains."""
-    await game.stopped.wait()
+    is over (the last move is in): the last round's audit, the end and the seat's lingering for
+    the others' final chains go on meanwhile, with nothing more to watch."""
+    await game.play_over.wait()
     await discovery.close()
 
 

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from cfnet.disk.store import list_tables, load_identity, prepare_home
-from cfnet.errors import LocalProtocolError, PeerProtocolError, UsageError, describe
+from cfnet.errors import describe
 from cfnet.lang import _, decimal, digits, ngettext
 from cfnet.lang.formatting import quantity
 from cfnet.net.discovery import Discovery, TableInfo, namesakes
@@ -19,27 +19,21 @@ from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating
 from cfnet.net.roster import LobbyError, NotTheTable, Say, Unreachable
 from cfnet.record.identity import Identity
 from cfnet.seat.config import JoinConfig
-from cfnet.seat.process import failed, interrupted, run_loop, seat_logging, setup
+from cfnet.seat.process import seat_logging
 from cfnet.seat.seating import ANY, Entropy, Front, MakeFront, Seat, player_name, run_game, urandom
 
 
-def run_join(
-    config: JoinConfig, make_front: MakeFront, command: str, entropy: Entropy = urandom
+async def set_up_and_join(
+    config: JoinConfig, make_front: MakeFront, entropy: Entropy | None, discovery: Discovery | None
 ) -> int:
-    """`cfnet join` or `cfnet bot` (`command`) in one loop; the exit code."""
-    if config.table is None and config.connect is None:
-        return failed(command, UsageError(_("name a table, or give --connect HOST:PORT")))
-    try:
-        setup(config.peer)
-        home = prepare_home(config.peer.home)
-        identity = load_identity(home)
-        with seat_logging(config.peer, home):
-            front = make_front(config.peer)
-            return run_loop(join(config, home, identity, front, entropy=entropy))
-    except (LocalProtocolError, PeerProtocolError, OSError, TimeoutError) as exc:
-        return failed(command, exc)
-    except KeyboardInterrupt as stop:
-        return interrupted(command, stop)
+    """Make the state directory and identity, then join as `join` does (`discovery`: mDNS,
+    listening already, when the table is looked for by name)."""
+    home = prepare_home(config.peer.home)
+    identity = load_identity(home)
+    with seat_logging(config.peer, home):
+        front = make_front(config.peer)
+        chosen = urandom if entropy is None else entropy
+        return await join(config, home, identity, front, entropy=chosen, discovery=discovery)
 
 
 async def join(
@@ -49,8 +43,10 @@ async def join(
     front: Front,
     found: TableInfo | None = None,
     entropy: Entropy = urandom,
+    discovery: Discovery | None = None,
 ) -> int:
-    """Take a seat (the table `found` in a browser, at --connect, or by name), play it."""
+    """Take a seat (the table `found` in a browser, at --connect, or by name: looked for with
+    `discovery`, which is closed once the seat is taken), play it."""
     peer = config.peer
     seat = Seat(peer, home, identity, peer.interface or ANY, front, entropy)
     player = player_name(peer, identity)
@@ -76,8 +72,8 @@ async def join(
             host, port = config.connect
             sitting = _dial(config.wait, lambda: sit(host, port, None), front.say)
         else:
-            assert config.table is not None
-            sitting = _join_by_name(config, config.table, home, sit, front.say)
+            assert config.table is not None and discovery is not None
+            sitting = _join_by_name(config, config.table, home, sit, front.say, discovery)
         seating = await front.seat(sitting, None, identity.public)
     except BaseException:
         await seat.abandon()
@@ -143,12 +139,14 @@ def _listing(table: TableInfo) -> Listing:
     return table.table_id, table.address, table.port
 
 
-async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say: Say) -> Seating:
-    """Find the table by mDNS and join it, for --wait s. Tables of that name with different
-    host keys are not guessed between: LobbyError lists them (choose with --host or
-    --fingerprint). A listing that does not answer as the table (a fake) is given up; one
-    that cannot be reached now is dialled again with growing waits (`retry_delays`), listings
-    not tried yet first."""
+async def _join_by_name(
+    config: JoinConfig, name: str, home: Path, sit: Sit, say: Say, discovery: Discovery
+) -> Seating:
+    """Find the table by mDNS (`discovery`, listening since the start; closed at the end) and
+    join it, for --wait s. Tables of that name with different host keys are not guessed
+    between: LobbyError lists them (choose with --host or --fingerprint). A listing that does
+    not answer as the table (a fake) is given up; one that cannot be reached now is dialled
+    again with growing waits (`retry_delays`), listings not tried yet first."""
     until = time.monotonic() + config.wait
     given_up: set[Listing] = set()  # what answers there is not the table
     again: dict[Listing, tuple[float, Iterator[float]]] = {}  # when to dial again, the waits
@@ -169,8 +167,8 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
     def due(table: TableInfo) -> bool:
         return candidate(table) and next_dial(table) <= time.monotonic()
 
-    async with Discovery(config.peer.interface) as discovery:
-        browser = discovery.browse()
+    browser = discovery.browse()
+    try:
         say(_("looking for table {name!r} on the LAN...").format(name=name))
         settled = False
         while (now := time.monotonic()) < until:
@@ -209,6 +207,8 @@ async def _join_by_name(config: JoinConfig, name: str, home: Path, sit: Sit, say
                 why[listing] = describe(exc)
                 dial_again = _("{error}; dialling it again in {seconds} s")
                 say(dial_again.format(error=describe(exc), seconds=decimal(delay, 1)))
+    finally:
+        await discovery.close()  # seated, or looked long enough: done with mDNS
     raise LobbyError(_not_found(config, name, home, browser.tables.values(), why))
 
 

@@ -124,7 +124,9 @@ class NetGame:
         self._fatal: BaseException | None = None
         self._waits = Waits(table, self.mesh, min(5.0, table.timeout / 3), time.monotonic())
         self._task: asyncio.Task[int] | None = None
-        self.stopped = asyncio.Event()  # play is over for this seat: only the lingering is left
+        # Play is over: the last round's last move is in, or the game stopped for this seat;
+        # only the audit, the end and the lingering are left.
+        self.play_over = asyncio.Event()
         self.result: GameOver | GameAborted | GameLeft | None = None
         self.departure: SeatLeft | None = None  # the local seat's latest departure
         self._rejoin = False  # resumed and not dealt in again yet: while out, it asks to be
@@ -315,7 +317,7 @@ class NetGame:
                     late = wakeup is not None and time.monotonic() - wakeup > LATE
                     await asyncio.sleep(CATCH_UP if late else GRACE)
                     judge = True
-            self.stopped.set()
+            self.play_over.set()
             if self._fatal is None and not self.table.departed and not self._stalled:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
@@ -484,6 +486,8 @@ class NetGame:
                 self.store.truncate(event.seq)
             elif isinstance(event, RoundStarted | MoveMade | RoundScored):
                 self._emit(event)
+                if isinstance(event, MoveMade) and self._ends_play(event):
+                    self.play_over.set()
             elif isinstance(event, FaultFound):
                 fault = event.fault
                 text = _("{name} {detail} ({code})").format(
@@ -537,6 +541,12 @@ class NetGame:
                     text = _("{reason}: {why}").format(reason=self.result.reason, why=said(why))
                     self._emit(Notice(text))
                 self.result = event
+
+    def _ends_play(self, move: MoveMade) -> bool:
+        """Whether `move` ended the last round's play."""
+        public = self.table.public
+        last = move.round_number == self.table.game.options.rounds
+        return last and public is not None and public.end_reason is not None
 
     def _emit(self, event: SessionEvent) -> None:
         if self.player is None:

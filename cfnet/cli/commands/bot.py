@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from functools import partial
 
     from cfnet.cli.seat_options import front, join_config
-    from cfnet.seat.join import run_join
+    from cfnet.seat.join_start import run_join
 
     config = join_config(args, table_name(args))
     return run_join(config, partial(front, table=config.table), "bot")
