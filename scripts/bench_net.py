@@ -39,7 +39,7 @@ from pathlib import Path
 from bench_protocol import critical_path, proof_times
 from bytecode import compile_package
 
-from cfnet.deck.pool import THREADS_VARIABLE, default_threads, use_threads
+from cfnet.deck.pool import THREADS_VARIABLE, default_threads
 from cfnet.deck.proofs import remember_proofs
 from cfnet.net.discovery import Discovery
 from cfnet.record.logfile import read_log
@@ -166,11 +166,7 @@ def main() -> None:
         )
         print(f"load average before the games: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
         remember_proofs(0)  # each peer checks each proof itself
-        hop = {}
-        for label, threads in (("pool", default_threads()), ("1 thread", 1)):
-            use_threads(threads)
-            hop[label] = proof_times(args.repeat)
-        use_threads(None)
+        hop = proof_times(args.repeat, {"pool": default_threads(), "1 thread": 1})
         modes = {("pool", 0): None, ("pool", args.watchers): None, ("1 thread", 0): 1}
         first: dict[int, list[tuple[float, list[float], int]]] = {p: [] for p in args.peers}
         for peers in args.peers:

@@ -16,7 +16,7 @@ import argparse
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import nacl.bindings as sodium
@@ -83,9 +83,11 @@ def scalarmult_time(variable: int, base: int) -> float:
     return time.perf_counter() - start
 
 
-def proof_times(repeat: int) -> dict[str, float]:
-    """Best-of-`repeat` seconds to prove and to verify one phase-A and one phase-B hop, and to
-    make each hop whole (its shuffle, commitments and proof: "make A", "make B")."""
+def proof_times(repeat: int, settings: Mapping[str, int]) -> dict[str, dict[str, float]]:
+    """For each of `settings` (a label: the deck's thread count), best-of-`repeat` seconds to
+    prove and to verify one phase-A and one phase-B hop, and to make each hop whole (its
+    shuffle, commitments and proof: "make A", "make B"). The settings take turns at every run,
+    so that a change in the machine's load falls on them alike."""
     secrets = SeatSecrets.derive(os.urandom(32), bytes(16), 1, 0)
     where, mask, keys = (
         context(bytes(16), 1, 0),
@@ -120,14 +122,17 @@ def proof_times(repeat: int) -> dict[str, float]:
         where, masked, shuffle_phase_b(masked, secrets), mask, secrets.key_commitments(),
         secrets.masking_key, secrets.position_keys, secrets.seed,
     )  # fmt: skip
-    times: dict[str, float] = {}
+    times: dict[str, dict[str, float]] = {label: {} for label in settings}
     for name, step in steps.items():
-        best = float("inf")
+        for label in settings:
+            times[label][name] = float("inf")
         for _ in range(repeat):
-            start = time.perf_counter()
-            step()
-            best = min(best, time.perf_counter() - start)
-        times[name] = best
+            for label, threads in settings.items():
+                use_threads(threads)
+                start = time.perf_counter()
+                step()
+                times[label][name] = min(times[label][name], time.perf_counter() - start)
+    use_threads(None)
     return times
 
 
@@ -158,14 +163,11 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} ({default_threads()} cores)")
     settings = {"pool": default_threads(), "1 thread": 1}
-    proofs: dict[str, dict[str, float]] = {}
-    for label, threads in settings.items():
-        use_threads(threads)
-        proofs[label] = proof_times(args.repeat)
+    proofs = proof_times(args.repeat, settings)
+    for label, times in proofs.items():
         print(f"one hop (54 points), {label}: " + ", ".join(
-            f"{name} {t * 1e3:.1f} ms" for name, t in proofs[label].items()
+            f"{name} {t * 1e3:.1f} ms" for name, t in times.items()
         ))  # fmt: skip
-    use_threads(None)
     print(
         f"{'seats':>5} {'set-up ms':>10} {'mults':>11} {'mults ms':>9} {'ratio':>6}"
         f" {'peer proofs ms':>15} {'critical ms':>12} {'1 thread':>9} {'ratio':>6}"
