@@ -36,10 +36,9 @@ def run_join(
 async def _listen_then_join(
     config: JoinConfig, make_front: MakeFront, entropy: Entropy | None
 ) -> int:
-    async with contextlib.AsyncExitStack() as stack:
-        discovery = None
-        if config.connect is None:  # by name: listen first
-            discovery = await stack.enter_async_context(Discovery(config.peer.interface))
+    by_name = config.connect is None
+    listening = Discovery(config.peer.interface) if by_name else contextlib.nullcontext()
+    async with listening as discovery:
         from cfnet.seat.join import set_up_and_join  # the rest loads while mDNS listens
 
         return await set_up_and_join(config, make_front, entropy, discovery)
