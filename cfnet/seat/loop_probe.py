@@ -8,8 +8,8 @@ left of the lateness once that wait is taken out is the loop's own blocking (its
 anything it waited for: a file, a lock). Each callback the loop runs is timed too, in CPU time
 of the loop's thread ("callback": what one callback kept the loop from everything else, which
 neither other processes nor a late tick add to). The longest of each, for each phase of the
-command (`phase`: "start" until the game starts, then "game"), is written as JSON to the file
-when the loop ends. The processes the probed one starts (computer players) are not probed.
+command (`phase`: "start" until the game starts, then "game"), and what the longest callback
+ran ("longest"), are written as JSON to the file when the loop ends. The processes the probed one starts (computer players) are not probed.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ class LoopProbe:
 
     def __init__(self) -> None:
         self.phases: dict[str, dict[str, float]] = {}
+        self.longest: dict[str, str] = {}  # phase name: what its longest callback ran
+        self._name = "start"
         self._phase = self._begin("start")
         self._schedstat: int | None = None
         self._handle: asyncio.TimerHandle | None = None
@@ -50,6 +52,7 @@ class LoopProbe:
 
     def phase(self, name: str) -> None:
         """Count the intervals from the next tick on as `name`'s."""
+        self._name = name
         self._phase = self.phases.get(name) or self._begin(name)
 
     def start(self) -> None:
@@ -83,7 +86,9 @@ class LoopProbe:
                 run(handle)
             finally:
                 used = time.thread_time() - began
-                self._phase["callback"] = max(self._phase["callback"], used)
+                if used > self._phase["callback"]:
+                    self._phase["callback"] = used
+                    self.longest[self._name] = repr(handle)
 
         setattr(asyncio.Handle, "_run", timed)  # noqa: B010 (a method replaced, then restored)
 
@@ -130,4 +135,8 @@ async def probe_from_env() -> AsyncIterator[None]:
     finally:
         _running.remove(probe)
         probe.stop()
-        Path(target).write_text(json.dumps(probe.phases), encoding="utf-8")
+        report = {
+            name: {**figures, "longest": probe.longest.get(name, "")}
+            for name, figures in probe.phases.items()
+        }
+        Path(target).write_text(json.dumps(report), encoding="utf-8")
