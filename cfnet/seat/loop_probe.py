@@ -8,8 +8,9 @@ left of the lateness once that wait is taken out is the loop's own blocking (its
 anything it waited for: a file, a lock). Each callback the loop runs is timed too, in CPU time
 of the loop's thread ("callback": what one callback kept the loop from everything else, which
 neither other processes nor a late tick add to). The longest of each, for each phase of the
-command (`phase`: "start" until the game starts, then "game"), and what the longest callback
-ran ("longest"), are written as JSON to the file when the loop ends. The processes the probed one starts (computer players) are not probed.
+command (`phase`: "start" until the game starts, then "game"; a callback counts in the phase
+it began in), and what the longest callback ran ("longest"), are written as JSON to the file
+when the loop ends. The processes the probed one starts (computer players) are not probed.
 """
 
 from __future__ import annotations
@@ -81,14 +82,14 @@ class LoopProbe:
             if threading.get_ident() != loop_thread:  # another thread's loop (none is probed)
                 run(handle)
                 return
-            began = time.thread_time()
+            figures, name, began = self._phase, self._name, time.thread_time()
             try:
                 run(handle)
-            finally:
+            finally:  # counted in the phase it began in (the one that begins a phase too)
                 used = time.thread_time() - began
-                if used > self._phase["callback"]:
-                    self._phase["callback"] = used
-                    self.longest[self._name] = repr(handle)
+                if used > figures["callback"]:
+                    figures["callback"] = used
+                    self.longest[name] = repr(handle)
 
         setattr(asyncio.Handle, "_run", timed)  # noqa: B010 (a method replaced, then restored)
 
