@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from pathlib import Path
 
@@ -67,12 +68,14 @@ async def _host_and_play(
     player = GreedyBot()
     events: list[SessionEvent] = []
     over: list[bool] = []
+    frozen: list[int] = []  # objects kept out of full garbage collections, at each event
     async with asyncio.timeout(60):
         while not events or not isinstance(events[-1], GameOver | GameAborted):
             try:
                 async with asyncio.timeout(0.1):
                     events.append(await game.next_event())
                     over.append(game.play_over.is_set())
+                    frozen.append(gc.get_freeze_count())
             except TimeoutError:
                 pass
             view = game.view
@@ -83,6 +86,7 @@ async def _host_and_play(
                 with contextlib.suppress(IllegalMoveError):  # e.g. our shuffle is being posted
                     game.submit(player.choose(view))
     await game.close()
+    assert frozen[0] > 0 and gc.get_freeze_count() == 0  # from the start to the end only
     return events, game, over
 
 

@@ -203,9 +203,10 @@ class NetGame:
     def start(self) -> None:
         """Run the game in a task on the running loop (the mesh must be listening)."""
         if self._task is None:
-            # What is alive now (the program, the lobby's results) lives to the end: keep it
-            # out of the collector's full collections, which otherwise take 15-20 ms of the
-            # screen's loop each, twice a game (a full collection of it all is made first).
+            # What is alive now (the program, the lobby's results) lives through the game: keep
+            # it out of the collector's full collections until the game ends (`run`), which
+            # otherwise take 15-20 ms of the screen's loop each, twice a game (a full
+            # collection of it all is made first).
             gc.collect()
             gc.freeze()
             loop_probe.phase("game")
@@ -327,6 +328,7 @@ class NetGame:
             if self._fatal is None and not self.table.departed and not self._stalled:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
+            gc.unfreeze()  # what lived through the game may be collected from now on
             if self.watchers is not None:
                 await self.watchers.finish()
             await self.mesh.close()
