@@ -39,22 +39,18 @@ class LoopProbe:
     def __init__(self) -> None:
         self.phases: dict[str, dict[str, float]] = {}
         self.longest: dict[str, str] = {}  # phase name: what its longest callback ran
-        self._name = "start"
-        self._phase = self._begin("start")
+        self._name = "start"  # the phase under way
+        self.phase("start")
         self._schedstat: int | None = None
         self._handle: asyncio.TimerHandle | None = None
         self._last = (0.0, 0.0, 0.0)
         self._run = asyncio.Handle._run  # how asyncio runs a callback, before we time it
 
-    def _begin(self, name: str) -> dict[str, float]:
-        figures = {"ticks": 0, "late": 0.0, "cpu": 0.0, "blocked": 0.0, "callback": 0.0}
-        self.phases[name] = figures
-        return figures
-
     def phase(self, name: str) -> None:
         """Count the intervals from the next tick on as `name`'s."""
         self._name = name
-        self._phase = self.phases.get(name) or self._begin(name)
+        figures = {"ticks": 0, "late": 0.0, "cpu": 0.0, "blocked": 0.0, "callback": 0.0}
+        self.phases.setdefault(name, figures)
 
     def start(self) -> None:
         """Start ticking on the running loop (called on the loop's thread)."""
@@ -82,11 +78,12 @@ class LoopProbe:
             if threading.get_ident() != loop_thread:  # another thread's loop (none is probed)
                 run(handle)
                 return
-            figures, name, began = self._phase, self._name, time.thread_time()
+            name, began = self._name, time.thread_time()
             try:
                 run(handle)
             finally:  # counted in the phase it began in (the one that begins a phase too)
                 used = time.thread_time() - began
+                figures = self.phases[name]
                 if used > figures["callback"]:
                     figures["callback"] = used
                     self.longest[name] = repr(handle)
@@ -104,7 +101,7 @@ class LoopProbe:
         now = self._now()
         wall, cpu, waited = (now[i] - self._last[i] for i in range(3))
         late = max(0.0, wall - TICK)
-        figures = self._phase
+        figures = self.phases[self._name]
         figures["ticks"] += 1
         figures["late"] = max(figures["late"], late)
         figures["cpu"] = max(figures["cpu"], cpu)
