@@ -86,6 +86,16 @@ NO_RESULT_EXIT = 3
 """The exit status of a seat whose game ended without a result (an abort, a resignation)."""
 
 
+def set_aside_survivors() -> None:
+    """Keep what is alive now (the program, the lobby's results: it lives through the game) out
+    of Python's full garbage collections, which otherwise take 15-20 ms of the screen's loop
+    each, twice a game. What an earlier game set aside is given back and collected first, so a
+    process that plays game after game keeps no game's leftovers beyond the next start."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
 def same_end_exits(over: bool) -> frozenset[int]:
     """The exit statuses of the computer players of a game that ended `over` (with a result)
     or not, when they saw the same end."""
@@ -203,12 +213,7 @@ class NetGame:
     def start(self) -> None:
         """Run the game in a task on the running loop (the mesh must be listening)."""
         if self._task is None:
-            # What is alive now (the program, the lobby's results) lives through the game: keep
-            # it out of the collector's full collections until the game ends (`run`), which
-            # otherwise take 15-20 ms of the screen's loop each, twice a game (a full
-            # collection of it all is made first).
-            gc.collect()
-            gc.freeze()
+            set_aside_survivors()
             loop_probe.phase("game")
             self._task = asyncio.get_running_loop().create_task(self.run())
 
@@ -328,7 +333,6 @@ class NetGame:
             if self._fatal is None and not self.table.departed and not self._stalled:
                 await self._linger()  # an abort may still replace the end meanwhile
         finally:
-            gc.unfreeze()  # what lived through the game may be collected from now on
             if self.watchers is not None:
                 await self.watchers.finish()
             await self.mesh.close()
