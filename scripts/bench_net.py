@@ -16,7 +16,9 @@ the cores bound its wall time from below: the line says that bound beside the ti
 within 1.25x of it), and each peer's CPU seconds. A game of one round is timed too: the
 rounds after the first, the difference of the two, show the play against its floor without
 the start (process start-up, the table's mDNS announcement and the joiners' wait for
-namesakes, the lobby), which waits on the network rather than the cores. The same game runs
+namesakes, the lobby), which waits on the network rather than the cores; the start and the end
+(the 1-round game less one later round) are set against their own floor, and the game without
+them against its. The same game runs
 with the deck's threads turned off (CFNET_THREADS=1): the threads must not add work (target:
 total CPU within 10%).
 What a LAN of one machine per peer waits for in a round's set-up, its critical path (every hop
@@ -41,7 +43,7 @@ from bytecode import compile_package
 
 from cfnet.deck.pool import THREADS_VARIABLE, default_threads
 from cfnet.deck.proofs import remember_proofs
-from cfnet.net.discovery import Discovery
+from cfnet.net.discovery import NAMESAKE_LOOK, Discovery
 from cfnet.record.logfile import read_log
 
 LOOPBACK = "127.0.0.1"
@@ -203,6 +205,14 @@ def main() -> None:
                 f"  a 1-round game: {one_elapsed:.2f} s wall, {sum(one_cpus):.1f} CPU s; each "
                 f"round after the first: {later:.2f} s wall against a CPU floor of "
                 f"{later_floor:.2f} s ({later / later_floor:.2f}x)"
+            )
+            edges, edges_floor = one_elapsed - later, sum(one_cpus) / cores - later_floor
+            print(
+                f"  the start and the end (the 1-round game less a later round): {edges:.2f} s "
+                f"wall against a CPU floor of {edges_floor:.2f} s, mostly waiting on the network "
+                f"(the joiners look for namesakes until {NAMESAKE_LOOK:g} s after they begin to "
+                f"listen); the game without them: {elapsed - edges:.2f} s against "
+                f"{floor - edges_floor:.2f} s ({(elapsed - edges) / (floor - edges_floor):.2f}x)"
             )
             off_elapsed, off_cpus, _ = min(runs["1 thread", 0], key=lambda run: run[0])
             extra = cpu / sum(off_cpus) - 1
