@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import socket
+from asyncio.constants import ACCEPT_RETRY_DELAY
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
@@ -355,16 +357,43 @@ def peer_host(writer: asyncio.StreamWriter) -> str:
 def quiet_accept_exhaustion() -> None:
     """On the running loop (unless it has an exception handler already): a listener that
     finds no file descriptor free for a new connection (asyncio pauses it for a second) is
-    logged in one line, not with a traceback; anything else goes to the default handler."""
+    logged in one line per pause, not with a traceback; asyncio's retry of a listener closed
+    during its pause is dropped; anything else goes to the default handler."""
     loop = asyncio.get_running_loop()
     if loop.get_exception_handler() is not None:
         return
+    paused: dict[int, float] = {}  # a listener's descriptor: when its last pause began
+
+    def pause_begins(listener: Any, now: float) -> bool:
+        """Whether a report of `listener` (a socket) out of descriptors begins a pause
+        (asyncio reports each connection waiting, up to its backlog, in turn)."""
+        descriptor = listener.fileno() if hasattr(listener, "fileno") else -1
+        if now < paused.get(descriptor, -math.inf) + ACCEPT_RETRY_DELAY:
+            return False
+        paused[descriptor] = now
+        return True
 
     def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
         if context.get("message") == ACCEPT_EXHAUSTED and isinstance(error, OSError):
-            log.warning("cannot accept a connection now (%s): trying again in a moment", error)
+            if pause_begins(context.get("socket"), loop.time()):
+                log.warning("cannot accept a connection now (%s): trying again in a moment", error)
+        elif _retry_of_a_closed_listener(context):
+            log.debug("a listener closed during its pause for file descriptors: not resumed")
         else:
             loop.default_exception_handler(context)
 
     loop.set_exception_handler(handler)
+
+
+def _retry_of_a_closed_listener(context: Mapping[str, Any]) -> bool:
+    """Whether `context` is asyncio's resuming of a listener after its pause (its timer's
+    callback `_start_serving`) that failed because the listener was closed meanwhile: on Python
+    3.11 it raises ValueError on the socket's descriptor, -1."""
+    handle = context.get("handle")
+    callback, args = getattr(handle, "_callback", None), getattr(handle, "_args", ())
+    return (
+        isinstance(context.get("exception"), ValueError)
+        and getattr(callback, "__name__", None) == "_start_serving"
+        and any(isinstance(arg, socket.socket) and arg.fileno() == -1 for arg in args)
+    )
