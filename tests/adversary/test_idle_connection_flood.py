@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import resource
+import socket
 import subprocess
 import threading
 from pathlib import Path
@@ -44,14 +45,24 @@ class LimitedPeer(Peer):
             )
 
 
+KEEPALIVE = 3  # seconds a flood connection is silent before TCP asks whether the other end has it
+
+
 class Flood:
     """CONNECTIONS idle connections to a port, in a thread: each is opened, then held until the
-    other side closes it; with `again`, it is opened again (until `stop`)."""
+    other side closes it; with `again`, it is opened again (until `stop`).
+
+    A connection is idle (it never sends a byte), but TCP keepalive probes it: when the
+    listener's accept queue is full, the kernel drops the last step of a handshake the client
+    counts as done, and such a connection, which the listener never held, would otherwise wait
+    for a close forever. A probe brings it in if the queue has room now, and is answered with a
+    reset once the kernel has given it up: it is then dialled again (`never_held`)."""
 
     def __init__(self, port: int, again: bool) -> None:
         self.port, self.again = port, again
         self.opened = 0
         self.closed_by_peer = 0
+        self.never_held = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
 
@@ -79,6 +90,7 @@ class Flood:
                 await asyncio.sleep(0.2)
                 continue
             self.opened += 1
+            probe(writer.get_extra_info("socket"))
             try:
                 while not self._stop.is_set():  # idle: never a byte sent
                     try:
@@ -88,6 +100,9 @@ class Flood:
                                 break
                     except TimeoutError:
                         continue
+            except ConnectionResetError:  # the listener never held it: dial again
+                self.never_held += 1
+                continue
             except OSError:
                 self.closed_by_peer += 1
             finally:
@@ -95,6 +110,15 @@ class Flood:
             if not self.again:
                 return
             await asyncio.sleep(0.05)
+
+
+def probe(sock: socket.socket) -> None:
+    """TCP keepalive on `sock`: a probe after KEEPALIVE s of silence, one a second after that,
+    and a reset as soon as one is not acknowledged."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, KEEPALIVE)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, 1)
 
 
 def test_idle_connection_floods_neither_stop_nor_frame_a_seat(tmp_path: Path) -> None:
