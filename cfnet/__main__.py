@@ -2,6 +2,6 @@
 
 import sys
 
-from cfnet.cli.main import main
+from cfnet.cli.main import console
 
-sys.exit(main())
+sys.exit(console())
