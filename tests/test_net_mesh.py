@@ -433,3 +433,32 @@ def test_closing_the_mesh_lets_the_delivery_under_way_end_and_starts_none() -> N
     """A table appends an entry on another thread while its delivery waits: cut short, the
     table would hold an entry its log file never gets."""
     assert asyncio.run(_close_during_a_delivery()) == ["taken"]
+
+
+async def _woken_by_an_announce() -> int:
+    small, large = pair_of_peers()
+    peers = [small, large]
+    for peer in peers:
+        await peer.join(retry=(0.05, 0.2))
+    introduce(small, peers)
+    introduce(large, peers)
+    try:
+        await all_connected(peers)
+        play(peers, 2)
+        await until(peers, lambda: all(len(p.chain) == 2 for p in peers))
+        assert small.mesh is not None and large.mesh is not None
+        large.mesh.announce()  # its chain as it is now: the `sync` a seat sends at the end
+        looks = 0
+        async with asyncio.timeout(TIMEOUT):  # each look would wait far longer than this
+            while not small.mesh.agree([large.identity.public]):
+                await small.mesh.changed(TIMEOUT * 10)
+                looks += 1
+        return looks
+    finally:
+        await close_all(peers)
+
+
+def test_a_lingering_seat_is_woken_by_a_peers_announcement_not_its_timeout() -> None:
+    """`Mesh.changed` (what a seat lingering at the end waits on between its looks) returns
+    when a peer's `sync` arrives, long before its own timeout: the seat sees the peer agree."""
+    assert asyncio.run(_woken_by_an_announce()) <= 3

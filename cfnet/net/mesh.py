@@ -246,6 +246,13 @@ class Mesh:
         async with asyncio.timeout(timeout), self._changed:
             await self._changed.wait_for(lambda: set(keys) <= self._links.keys())
 
+    async def changed(self, timeout: float) -> None:
+        """Return at the next change (a link up or down, a peer's `sync` or `done`), or after
+        `timeout` s."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout), self._changed:
+                await self._changed.wait()
+
     def post(self, wire: bytes) -> None:
         """Send our own entry (already stored) to every peer; a second post is a no-op."""
         if self._answering is not None and asyncio.current_task() is self._deliverer:

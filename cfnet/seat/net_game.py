@@ -75,6 +75,7 @@ LATE = 0.5  # a timer this late means this process was stopped or starved...
 CATCH_UP = 1.0  # ...so wait this long for the input before judging a deadline
 FINISH_GRACE = 2.0  # after the end, how long to wait for the linked peers to be done too
 MAX_LINGER = 30.0
+LINGER_LOOK = 0.05  # a lingering seat looks again at each change in the mesh, or this often
 VOTE_RESEND = 5.0  # how often an open stall vote is sent again to every peer...
 VOTE_LOOK = 0.5  # ...and how often to look whether a link came up meanwhile (send it there)
 ASK_AGAIN = 2.0  # a seat asking to be dealt in again sends its request again this often
@@ -633,7 +634,7 @@ class NetGame:
                 announced = head
             if self.mesh.agree(peers):
                 break
-            await asyncio.sleep(0.05)
+            await self.mesh.changed(LINGER_LOOK)
         await self.mesh.finish(FINISH_GRACE)
 
     def _finish(self) -> int:
