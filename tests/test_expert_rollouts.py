@@ -13,6 +13,7 @@ from cfnet.game.bot_rollouts import (
     FAST_INDEX,
     FAST_TILES,
     PASS_MOVE,
+    PLAYABLE,
     FastRound,
     mask_of,
     to_fast,
@@ -20,7 +21,7 @@ from cfnet.game.bot_rollouts import (
 from cfnet.game.moves import DRAW, PASS, Draw, Move, Play, play
 from cfnet.game.round import Round
 from cfnet.game.rules import RuleOptions
-from cfnet.game.tiles import ALL_TILES, Tile, double
+from cfnet.game.tiles import ALL_TILES, TILES_PER_NUMBER, Tile, double
 
 
 def tiles_of(mask: int) -> list[Tile]:
@@ -164,3 +165,12 @@ def test_a_rollout_plays_its_policy_on_the_checked_engine(
 def test_tile_masks_round_trip() -> None:
     assert tiles_of(mask_of(list(ALL_TILES))) == list(FAST_TILES)
     assert [t.value for t in FAST_TILES] == sorted(t.value for t in ALL_TILES)
+
+
+def test_the_playable_tiles_of_every_set_of_open_numbers() -> None:
+    """PLAYABLE[m] holds exactly the tiles showing a number of the set `m` (bit n: number n)."""
+    assert len(PLAYABLE) == 1 << TILES_PER_NUMBER
+    for m in range(1 << TILES_PER_NUMBER):
+        shown = {n for n in range(TILES_PER_NUMBER) if m >> n & 1}
+        expected = [t for t in FAST_TILES if t.low in shown or t.high in shown]
+        assert tiles_of(PLAYABLE[m]) == expected

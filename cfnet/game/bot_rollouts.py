@@ -27,10 +27,18 @@ BLANK = FAST_INDEX[Tile(0, 0)]
 NUMBER_MASK: tuple[int, ...] = tuple(
     sum(1 << i for i, t in enumerate(FAST_TILES) if t.has(n)) for n in range(TILES_PER_NUMBER)
 )
-PLAYABLE: tuple[int, ...] = tuple(
-    sum(1 << i for i, t in enumerate(FAST_TILES) if m >> t.low & 1 or m >> t.high & 1)
-    for m in range(1 << TILES_PER_NUMBER)
-)
+
+
+def _playable() -> tuple[int, ...]:
+    """PLAYABLE, each mask's entry made from the mask without its lowest number."""
+    table = [0]
+    for m in range(1, 1 << TILES_PER_NUMBER):
+        lowest = m & -m
+        table.append(table[m ^ lowest] | NUMBER_MASK[lowest.bit_length() - 1])
+    return tuple(table)
+
+
+PLAYABLE: tuple[int, ...] = _playable()
 DRAW_MOVE = -1
 PASS_MOVE = -2
 
