@@ -22,8 +22,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from test_screen import COLOUR_CODE
 
 from cfnet.game.rules import RuleOptions
+from cfnet.net import NET_VERSION
 from cfnet.net.discovery import Discovery, TableInfo
-from cfnet.net.handshake import NET_VERSION
 from cfnet.net.joining import join_table
 from cfnet.net.lobby import Seating
 from cfnet.record.identity import Identity

@@ -379,3 +379,45 @@ def test_the_instance_label_vector_of_protocol_md() -> None:
     spec = " ".join((Path(__file__).parent.parent / "protocol.md").read_text().split())
     assert f"`{vector}`, length 27" in spec
     assert TableInfo.from_txt(txt_bytes(info), "127.0.0.1", 4242).name == "St. Mary's"
+
+
+LOADED_AT_LISTENING = """
+import sys
+import cfnet.net.discovery as discovery
+from cfnet.cli.main import main
+
+opened = discovery.AsyncZeroconf.__init__
+
+def listening(self, *args, **kwargs):
+    opened(self, *args, **kwargs)
+    print("\\n".join(sorted(sys.modules)), file=sys.stderr, flush=True)
+
+discovery.AsyncZeroconf.__init__ = listening
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_joiner_listens_for_mdns_before_it_loads_the_game(tmp_path: Path) -> None:
+    """protocol.md 6.4: the look for namesakes counts from when a joiner began listening, and
+    what it loads meanwhile costs it nothing; so it listens first. When its mDNS sockets open
+    (`cfnet bot --table NAME`), the handshake, the signed records, the state directory, the
+    deck and the game's network play are not loaded yet."""
+    command = ["-c", LOADED_AT_LISTENING, "bot", "--table", "Nowhere", "--wait", "0.2"]
+    done = subprocess.run(
+        [sys.executable, *command, "--interface", "127.0.0.1", "--home", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    loaded = set(done.stderr.splitlines())
+    assert "zeroconf" in loaded and "no table 'Nowhere' is seen" in done.stderr, done.stderr
+    later = {
+        "cfnet.net.handshake",
+        "cfnet.record.entry",
+        "cfnet.disk.store",
+        "cfnet.deck.sra",
+        "cfnet.seat.join",
+        "cfnet.seat.net_game",
+        "cryptography",
+    }
+    assert not later & loaded

@@ -21,8 +21,9 @@ from net_helpers import LOOPBACK, link_server
 from cfnet.game.rules import RuleOptions
 from cfnet.lang.catalog import set_language
 from cfnet.lang.languages import LANGUAGES, SOURCE
+from cfnet.net import NET_VERSION
 from cfnet.net.discovery import TableInfo
-from cfnet.net.handshake import NET_VERSION, Handshake
+from cfnet.net.handshake import Handshake
 from cfnet.net.joining import join_table
 from cfnet.net.link import Link, LinkClosed
 from cfnet.net.lobby import (

@@ -6,13 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from cfnet.lang.languages import known
-from cfnet.record.logfile import write_atomically
 
 LANGUAGE_FILE = "language"
 
 
 def remember_language(home: Path, code: str) -> None:
     """Keep `code` (one of cfnet's languages; ValueError otherwise) as the chosen language."""
+    from cfnet.record.logfile import write_atomically  # not loaded by every start: it reads
+
     language = known(code)
     if language is None:
         raise ValueError(f"{code!r} is not one of cfnet's languages")

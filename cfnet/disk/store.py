@@ -5,8 +5,9 @@ meta.msgpack and lock (all 0600). Every write is durable before it returns: a lo
 fsynced, secrets and metadata are replaced atomically. One process at a time holds a table
 (an exclusive lock on its lock file: cfnet.disk.locking). Plain blocking file I/O: no asyncio,
 no network.
-`keep_spare_descriptors` (at start) keeps a few file descriptors for the table's files, so
-that a descriptor table filled by network connections cannot keep a seat from saving.
+Each operation that opens files runs with the descriptors kept in reserve for it freed
+(cfnet.disk.limits.keep_spare_descriptors), so that a descriptor table filled by network
+connections cannot keep a seat from saving.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ import contextlib
 import functools
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, ParamSpec, TypeVar
 
 from cfnet.disk.home import default_home
-from cfnet.disk.limits import raise_open_file_limit
+from cfnet.disk.limits import SPARE
 from cfnet.disk.locking import try_lock
 from cfnet.errors import LocalProtocolError, describe
 from cfnet.game.bots import BOT_STRATEGIES
@@ -56,48 +57,9 @@ LOCK_FILE = "lock"
 META_VERSION = 1
 DIR_MODE = 0o700
 FILE_MODE = 0o600
-SPARE_DESCRIPTORS = 8  # a store operation opens at most 3 files at once
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-
-
-class _Spare:
-    """File descriptors held open on /dev/null, freed only around a store operation (which
-    opens its files without yielding to the event loop, so nothing else takes them meanwhile)."""
-
-    def __init__(self) -> None:
-        self._fds: list[int] = []
-
-    def keep(self, count: int) -> None:
-        """Hold `count` descriptors in reserve (fewer if the table is full already)."""
-        while len(self._fds) < count:
-            try:
-                self._fds.append(os.open(os.devnull, os.O_RDONLY))
-            except OSError:
-                return
-
-    @contextlib.contextmanager
-    def freed(self) -> Iterator[None]:
-        """Inside: the reserved descriptors are free for the store's files."""
-        count = len(self._fds)
-        for fd in self._fds:
-            os.close(fd)
-        self._fds.clear()
-        try:
-            yield
-        finally:
-            self.keep(count)
-
-
-_SPARE = _Spare()
-
-
-def keep_spare_descriptors(count: int = SPARE_DESCRIPTORS) -> None:
-    """At the start of a seat's process: raise the soft open-file limit to the hard one, and
-    keep `count` descriptors in reserve for the state directory's files."""
-    raise_open_file_limit()
-    _SPARE.keep(count)
 
 
 def _with_spare(operation: Callable[_P, _R]) -> Callable[_P, _R]:
@@ -105,7 +67,7 @@ def _with_spare(operation: Callable[_P, _R]) -> Callable[_P, _R]:
 
     @functools.wraps(operation)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with _SPARE.freed():
+        with SPARE.freed():
             return operation(*args, **kwargs)
 
     return run

@@ -28,12 +28,12 @@ from zeroconf import (
 from zeroconf._dns import DNSText  # zeroconf's TXT record class (not in its __all__)
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from cfnet.deck.derive import TABLE_ID_BYTES
 from cfnet.errors import LocalProtocolError, UsageError, describe
 from cfnet.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleOptionError, RuleOptions
 from cfnet.lang import N_, Sentence, _, digits, ngettext, said
-from cfnet.net.handshake import NET_VERSION
+from cfnet.net import NET_VERSION
 from cfnet.protocol.wire import MAX_TIMEOUT, check_display_name
-from cfnet.record.entry import TABLE_ID_BYTES
 
 log = logging.getLogger("cfnet.net")
 

@@ -14,10 +14,13 @@ import hashlib
 import math
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from cfnet.errors import LocalProtocolError
 from cfnet.lang import N_, Sentence
-from cfnet.net.mesh import Mesh
+
+if TYPE_CHECKING:
+    from cfnet.net.mesh import Mesh
 
 CHAOS_ENV = "CFNET_TEST_CHAOS"
 DEFAULT_RATE = 0.05

@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.lang import N_, Sentence
-from cfnet.net import cpace, reasons
+from cfnet.net import NET_VERSION, cpace, reasons
 from cfnet.record.codec import encode_canonical
 from cfnet.record.entry import TABLE_ID_BYTES
 from cfnet.record.identity import (
@@ -43,7 +43,6 @@ from cfnet.record.identity import (
     verify_signature,
 )
 
-NET_VERSION = 2
 CONFIRM_BYTES = 32
 FRAME_KEY_BYTES = 32
 LABEL = b"cfnet/v2/handshake"  # also CPace's channel identifier CI

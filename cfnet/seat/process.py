@@ -13,9 +13,8 @@ from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
-from cfnet.disk.store import keep_spare_descriptors
+from cfnet.disk.limits import keep_spare_descriptors
 from cfnet.errors import UsageError, describe, exit_status
-from cfnet.game.bots import BOT_STRATEGIES
 from cfnet.lang import _
 from cfnet.net.faults import chaos_from_env
 from cfnet.seat.config import PeerConfig
@@ -31,6 +30,8 @@ def setup(peer: PeerConfig) -> None:
     chaos_from_env()
     keep_spare_descriptors()
     if peer.strategy is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        from cfnet.game.bots import BOT_STRATEGIES  # the engine: not before a joiner listens
+
         raise UsageError(
             _(
                 "a person's seat needs a terminal for the game screen; give --strategy"
