@@ -168,7 +168,7 @@ def main() -> None:
         )
         print(f"load average before the games: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
         remember_proofs(0)  # each peer checks each proof itself
-        hop = proof_times(args.repeat, {"pool": default_threads(), "1 thread": 1})
+        hop = proof_times({"pool": default_threads(), "1 thread": 1})
         modes = {("pool", 0): None, ("pool", args.watchers): None, ("1 thread", 0): 1}
         first: dict[int, list[tuple[float, list[float], int]]] = {p: [] for p in args.peers}
         for peers in args.peers:

@@ -83,8 +83,14 @@ def scalarmult_time(variable: int, base: int) -> float:
     return time.perf_counter() - start
 
 
-def proof_times(repeat: int, settings: Mapping[str, int]) -> dict[str, dict[str, float]]:
-    """For each of `settings` (a label: the deck's thread count), best-of-`repeat` seconds to
+HOP_RUNS = 20
+"""Runs of each hop step in each setting, of which the best is taken: a step takes 7-40 ms,
+and anything else the machine does moves one run's figure by a few milliseconds (the games'
+--repeat, 3, is too few for that)."""
+
+
+def proof_times(settings: Mapping[str, int], runs: int = HOP_RUNS) -> dict[str, dict[str, float]]:
+    """For each of `settings` (a label: the deck's thread count), best-of-`runs` seconds to
     prove and to verify one phase-A and one phase-B hop, and to make each hop whole (its
     shuffle, commitments and proof: "make A", "make B"). The settings take turns at every run,
     so that a change in the machine's load falls on them alike."""
@@ -126,7 +132,7 @@ def proof_times(repeat: int, settings: Mapping[str, int]) -> dict[str, dict[str,
     for name, step in steps.items():
         for label in settings:
             times[label][name] = float("inf")
-        for _ in range(repeat):
+        for _ in range(runs):
             for label, threads in settings.items():
                 use_threads(threads)
                 start = time.perf_counter()
@@ -163,7 +169,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"load average: {os.getloadavg()[0]:.2f} ({default_threads()} cores)")
     settings = {"pool": default_threads(), "1 thread": 1}
-    proofs = proof_times(args.repeat, settings)
+    proofs = proof_times(settings)
     for label, times in proofs.items():
         print(f"one hop (54 points), {label}: " + ", ".join(
             f"{name} {t * 1e3:.1f} ms" for name, t in times.items()
