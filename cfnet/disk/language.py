@@ -12,7 +12,7 @@ LANGUAGE_FILE = "language"
 
 def remember_language(home: Path, code: str) -> None:
     """Keep `code` (one of cfnet's languages; ValueError otherwise) as the chosen language."""
-    from cfnet.record.logfile import write_atomically  # not loaded by every start: it reads
+    from cfnet.record.logfile import write_atomically  # every start reads; only a choice writes
 
     language = known(code)
     if language is None:
