@@ -13,14 +13,15 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from lan_helpers import CFNET, LOOPBACK, Peer, lobby_port, unique, wait_until
+from lan_helpers import CFNET, GAME_TIMEOUT, LOOPBACK, Peer, lobby_port, unique, wait_until
 
-from cfnet.disk.store import TableMeta, TableStore, prepare_home
+from cfnet.disk.store import TableMeta, TableStore, load_identity, prepare_home
 from cfnet.game.rules import RuleOptions
 from cfnet.net.discovery import Discovery, TableInfo
 from cfnet.net.joining import join_table
@@ -145,14 +146,19 @@ def test_resume_says_whether_a_table_is_finished_or_unknown(tmp_path: Path) -> N
 # ---------------------------------------------------------------- tables of the same name
 
 
-def test_several_tables_of_one_name_are_listed_for_the_person_to_choose(tmp_path: Path) -> None:
+@pytest.mark.parametrize("start", ["", "k3y2"], ids=["by name", "by the start of a key"])
+def test_several_tables_of_one_name_are_listed_for_the_person_to_choose(
+    tmp_path: Path, start: str
+) -> None:
     name = unique("friday")
+    keys = [start + key[len(start) :] for key in other_fingerprints(3)]
+    pinned = ["--fingerprint", start] if start else []
 
     async def run() -> subprocess.CompletedProcess[str]:
         with silent_port() as port:
-            async with fakes(name, port, other_fingerprints(3)):
+            async with fakes(name, port, keys):
                 await _seen(name, 3)
-                return await asyncio.to_thread(join, tmp_path, name)
+                return await asyncio.to_thread(join, tmp_path, name, *pinned)
 
     done = asyncio.run(run())
     assert done.returncode == 1
@@ -162,13 +168,57 @@ def test_several_tables_of_one_name_are_listed_for_the_person_to_choose(tmp_path
 
 
 FINGERPRINT = re.compile(r"\(([a-z2-7]{4}(?:-[a-z2-7]{4}){3})\)")
+LOOKING_AN_HOUR = [
+    sys.executable,
+    "-c",
+    "import sys, cfnet.net.discovery as mdns; mdns.SAME_NAME_SETTLE = mdns.NAMESAKE_LOOK = 3600.0;"
+    " from cfnet.cli.main import console; sys.exit(console())",
+]  # `cfnet` whose look for namesakes, were it to look, would last an hour
 
 
-@pytest.mark.parametrize("choose", ["--fingerprint", "--host", "same key"])
+def test_a_whole_fingerprint_names_one_host_so_no_namesake_is_waited_for(tmp_path: Path) -> None:
+    """`cfnet join NAME` and `cfnet watch NAME` given the host's whole key choose no table of
+    another key, so they do not look for namesakes: they sit down and watch at once. A namesake
+    of another key is listed, and not chosen."""
+    name = unique("pinned")
+    key = load_identity(prepare_home(tmp_path / "host")).fingerprint
+    host = Peer(tmp_path / "host", ["host", "--name", name, "--seats", "2", "--rule", "rounds=1",
+                                    "--strategy", "greedy", "--interface", LOOPBACK])  # fmt: skip
+    pinned = [name, "--fingerprint", key.upper(), "--wait", "3600", "--interface", LOOPBACK]
+
+    def pinned_run(home: str, *command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*LOOKING_AN_HOUR, *command, *pinned, "--home", str(tmp_path / home)],
+            capture_output=True, text=True, timeout=GAME_TIMEOUT, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    async def run() -> list[subprocess.CompletedProcess[str]]:
+        with silent_port() as silent:
+            async with fakes(name, silent, other_fingerprints(1)):
+                await _seen(name, 1)
+                host.start()
+                return await asyncio.gather(
+                    asyncio.to_thread(pinned_run, "watcher", "watch", "--plain"),
+                    asyncio.to_thread(pinned_run, "guest", "join", "--strategy", "greedy"),
+                )
+
+    try:
+        watched, joined = asyncio.run(run())
+        assert host.wait() == 0, host.output()
+    finally:
+        host.kill()
+    assert joined.returncode == 0, joined.stdout + joined.stderr
+    assert f"found table {name!r} at {LOOPBACK}:{lobby_port(host)}" in joined.stdout
+    assert watched.returncode == 0, watched.stdout + watched.stderr
+    assert "valid: a complete game" in watched.stdout
+
+
+@pytest.mark.parametrize("choose", ["--fingerprint", "--host", "same key", "same whole key"])
 def test_twenty_fakes_of_the_name_at_a_silent_port_do_not_stop_a_join(
     tmp_path: Path, choose: str
 ) -> None:
-    """Fakes advertise the real table's name (and, for "same key", its host key); the person
+    """Fakes advertise the real table's name (and, for "same key", its host key, which the
+    person gives whole for "same whole key", so cfnet looks for no namesake); the person
     chooses the real one by key or address, or cfnet tries each listing, a handshake that
     times out counting as unreachable."""
     name = unique("friday")
@@ -183,12 +233,14 @@ def test_twenty_fakes_of_the_name_at_a_silent_port_do_not_stop_a_join(
         key = FINGERPRINT.search(host.output().split("open on")[1])
         assert key is not None
         port = re.findall(rf"open on {LOOPBACK}:(\d+)", host.output())[0]
-        count = 2 if choose == "same key" else 20
-        keys = [key[1]] * count if choose == "same key" else other_fingerprints(count)
+        same = choose.startswith("same")
+        count = 2 if same else 20
+        keys = [key[1]] * count if same else other_fingerprints(count)
         more = {
             "--fingerprint": ["--fingerprint", key[1][:4]],
             "--host": ["--host", f"{LOOPBACK}:{port}"],
             "same key": ["--wait", "60"],
+            "same whole key": ["--wait", "60", "--fingerprint", key[1]],
         }[choose]
 
         async def run() -> subprocess.CompletedProcess[str]:

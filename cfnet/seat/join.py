@@ -10,10 +10,10 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from cfnet.disk.store import list_tables, load_identity, prepare_home
-from cfnet.errors import describe
+from cfnet.errors import LocalProtocolError, describe
 from cfnet.lang import _, decimal, digits, ngettext
 from cfnet.lang.formatting import quantity
-from cfnet.net.discovery import Discovery, TableInfo, namesakes
+from cfnet.net.discovery import Discovery, TableInfo, fingerprint_text, namesakes
 from cfnet.net.joining import join_table, retry_delays
 from cfnet.net.lobby import PERSON_MIN_TIMEOUT, Seating
 from cfnet.net.roster import LobbyError, NotTheTable, Say, Unreachable
@@ -132,6 +132,15 @@ def _chosen(config: JoinConfig, name: str) -> Callable[[TableInfo], bool]:
     return chosen
 
 
+def _one_key(config: JoinConfig) -> bool:
+    """Whether --fingerprint names the host key whole: then no namesake is chosen beside the
+    tables of that key, and there is none to look for."""
+    try:
+        return config.fingerprint is not None and bool(fingerprint_text(config.fingerprint))
+    except LocalProtocolError:
+        return False  # the start of one, which may be the start of several
+
+
 Listing = tuple[bytes, str, int]  # a table's id and where it was listed
 
 
@@ -170,7 +179,7 @@ async def _join_by_name(
     browser = discovery.browse()
     try:
         say(_("looking for table {name!r} on the LAN...").format(name=name))
-        settled = False
+        settled = _one_key(config)  # else namesakes are looked for once one is seen
         while (now := time.monotonic()) < until:
             wake = min([until] + [at for at, _ in again.values() if at > now])
             try:

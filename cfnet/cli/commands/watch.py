@@ -197,7 +197,8 @@ async def _find(args: argparse.Namespace) -> TableInfo:
                 else _("no table {name!r} was found within {seconds} s")
             )
             raise LobbyError(missing.format(name=args.table, seconds=quantity(args.wait))) from None
-        await asyncio.sleep(browser.namesake_wait())  # namesakes may still be answering
+        if args.fingerprint is None:  # namesakes may still be answering (a pinned key has none)
+            await asyncio.sleep(browser.namesake_wait())
         found = sorted((t for t in browser.tables.values() if chosen(t)), key=lambda t: t.where)
     if not found:
         raise LobbyError(
