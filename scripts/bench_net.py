@@ -7,7 +7,7 @@ player's exit: watching must not delay the players. The watchers check every ent
 proof, which on a LAN they do on their own machines: here they run only when a core is idle
 (SCHED_IDLE, below nice 19) so as not to take the players' cores. Only 127.0.0.1 is used.
 
-Run: .venv/bin/python scripts/bench_net.py [--rounds 10] [--peers 4 8] [--watchers 2]
+Run: .venv/bin/python scripts/bench_net.py [--rounds 10] [--peers 4 8] [--watchers 2] [--by-name]
 Targets: 4 peers within 5 s, 8 peers within 15 s, discovery within 1 s; with the watchers,
 within 10% of the time without (the best of --repeat runs of each, alternated; on this
 shared 2-core machine the load of other work moves single runs by 20%). Here every peer shares
@@ -15,10 +15,12 @@ this machine's cores and checks every other seat's hop proofs, so a game's CPU s
 the cores bound its wall time from below: the line says that bound beside the time (target:
 within 1.25x of it), and each peer's CPU seconds. A game of one round is timed too: the
 rounds after the first, the difference of the two, show the play against its floor without
-the start (process start-up, the table's mDNS announcement and the joiners' wait for
-namesakes, the lobby), which waits on the network rather than the cores; the start and the end
-(the 1-round game less one later round) are set against their own floor, and the game without
-them against its. The same game runs
+the start (process start-up, the table's mDNS announcement, the lobby), which waits on the
+network rather than the cores; the start and the end (the 1-round game less one later round)
+are set against their own floor, and the game without them against its. The bots find the
+table by its name and the host's whole key, as a person who picked it in the browser does, so
+they sit down as soon as they see it; with --by-name by its name alone, as `cfnet bot NAME`
+does, which looks for namesakes until 1.5 s after it begins to listen. The same game runs
 with the deck's threads turned off (CFNET_THREADS=1): the threads must not add work (target:
 total CPU within 10%).
 What a LAN of one machine per peer waits for in a round's set-up, its critical path (every hop
@@ -43,6 +45,7 @@ from bytecode import compile_package
 
 from cfnet.deck.pool import THREADS_VARIABLE, default_threads
 from cfnet.deck.proofs import remember_proofs
+from cfnet.disk.store import load_identity, prepare_home
 from cfnet.net.discovery import NAMESAKE_LOOK, Discovery
 from cfnet.record.logfile import read_log
 
@@ -61,21 +64,30 @@ def idle_priority() -> None:
 
 
 def game_time(
-    peers: int, rounds: int, work: Path, watchers: int = 0, threads: int | None = None
+    peers: int,
+    rounds: int,
+    work: Path,
+    watchers: int = 0,
+    threads: int | None = None,
+    by_name: bool = False,
 ) -> tuple[float, list[float], int]:
     """Seconds from starting every player's process to the last one exiting, the CPU seconds
     each used, and the log's entry count; `watchers` spectators (SCHED_IDLE) watch the table
     from before it opens to the end and must print verify's verdict; `threads`: the players'
-    CFNET_THREADS (None: the default, one per core)."""
+    CFNET_THREADS (None: the default, one per core). The others find the table by its name and
+    the host's whole key (the host's key is made first, as a person's is there before a game),
+    or with `by_name` by its name alone, looking for namesakes."""
     name = f"bench-{peers}-{time.monotonic_ns() % 10**6}"
     env = dict(os.environ)
     if threads is not None:
         env[THREADS_VARIABLE] = str(threads)
+    key = load_identity(prepare_home(work / f"{name}-0")).fingerprint
+    pinned = [] if by_name else ["--fingerprint", key]
     common = ["--interface", LOOPBACK, "--strategy", "greedy"]
     commands = [
         ["host", "--name", name, "--seats", str(peers), "--rule", f"rounds={rounds}", *common]
-    ] + [["bot", "--table", name, *common] for _ in range(peers - 1)]
-    watch = ["watch", name, "--plain", "--interface", LOOPBACK]
+    ] + [["bot", "--table", name, *pinned, *common] for _ in range(peers - 1)]
+    watch = ["watch", name, *pinned, "--plain", "--interface", LOOPBACK]
     watching = [
         subprocess.Popen(
             [*CFNET, *watch, "--home", str(work / f"{name}-w{i}")],
@@ -153,6 +165,11 @@ def main() -> None:
     parser.add_argument("--watchers", type=int, default=2, help="spectators (0: none)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each, alternated")
     parser.add_argument(
+        "--by-name",
+        action="store_true",
+        help="the bots find the table by its name alone (and look for namesakes)",
+    )
+    parser.add_argument(
         "--dir", default=None, help="where the peers' state directories go (default: $TMPDIR)"
     )
     args = parser.parse_args()
@@ -178,9 +195,9 @@ def main() -> None:
             for _ in range(args.repeat):  # alternated: the machine's load moves
                 for (label, watchers), threads in modes.items():
                     runs[label, watchers].append(
-                        game_time(peers, args.rounds, work, watchers, threads)
+                        game_time(peers, args.rounds, work, watchers, threads, args.by_name)
                     )
-                first[peers].append(game_time(peers, 1, work))
+                first[peers].append(game_time(peers, 1, work, by_name=args.by_name))
             elapsed, cpus, entries = min(runs["pool", 0], key=lambda run: run[0])
             cpu = sum(cpus)
             target = TARGETS.get(peers)
@@ -207,11 +224,16 @@ def main() -> None:
                 f"{later_floor:.2f} s ({later / later_floor:.2f}x)"
             )
             edges, edges_floor = one_elapsed - later, sum(one_cpus) / cores - later_floor
+            looks = (
+                f"; the bots look for namesakes until {NAMESAKE_LOOK:g} s after they begin to "
+                "listen"
+                if args.by_name
+                else ""
+            )
             print(
                 f"  the start and the end (the 1-round game less a later round): {edges:.2f} s "
-                f"wall against a CPU floor of {edges_floor:.2f} s, mostly waiting on the network "
-                f"(the joiners look for namesakes until {NAMESAKE_LOOK:g} s after they begin to "
-                f"listen); the game without them: {elapsed - edges:.2f} s against "
+                f"wall against a CPU floor of {edges_floor:.2f} s, mostly waiting on the network"
+                f"{looks}; the game without them: {elapsed - edges:.2f} s against "
                 f"{floor - edges_floor:.2f} s ({(elapsed - edges) / (floor - edges_floor):.2f}x)"
             )
             off_elapsed, off_cpus, _ = min(runs["1 thread", 0], key=lambda run: run[0])
