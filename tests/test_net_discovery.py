@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import zeroconf._core
 from lan_helpers import cfnet_tables_until
 
 from cfnet.errors import LocalProtocolError
@@ -174,6 +175,39 @@ async def _browse_update_and_goodbye() -> float:
 def test_browse_sees_other_process_tables_updates_and_withdrawal() -> None:
     elapsed = asyncio.run(_browse_update_and_goodbye())
     print(f"discovery of another process's tables (incl. its start-up): {elapsed:.3f} s")
+
+
+def _announcing() -> list[asyncio.Task[object]]:
+    """zeroconf's tasks that are still to send announcements or goodbyes."""
+    return [
+        task
+        for task in asyncio.all_tasks()
+        if task.get_coro().__qualname__.endswith("._async_broadcast_service")
+    ]
+
+
+def test_a_table_is_open_from_its_first_announcement_to_its_goodbye(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`advertise` returns once the first announcement is out, and a browser finds the table
+    then: zeroconf's two repeats of it (here an hour apart) go on behind, while a lobby takes
+    its joiners. Withdrawing the table ends them with its goodbye: nothing is left that would
+    announce it after."""
+    monkeypatch.setattr(zeroconf._core, "_REGISTER_TIME", 3_600_000)  # ms between the repeats
+    own = table(table_id=os.urandom(16))
+
+    async def run() -> None:
+        async with Discovery("127.0.0.1") as looking, Discovery("127.0.0.1") as hosting:
+            browser = looking.browse()
+            async with asyncio.timeout(60):
+                await hosting.advertise(own, ["127.0.0.1"])
+                assert _announcing()  # the repeats, still to come
+                await browser.wait_for(has_id(own.table_id), 60)
+                await hosting.withdraw(own.table_id)
+                assert not _announcing()
+                await browser.wait_gone(own.table_id, 60)
+
+    asyncio.run(run())
 
 
 async def _browse_after_a_silent_announcer() -> tuple[list[TableInfo], float]:

@@ -431,7 +431,7 @@ class Discovery:
         self.service = service_type()
         self._zc: AsyncZeroconf | None = None
         self._advertised: dict[bytes, AsyncServiceInfo] = {}
-        self._repeats: dict[bytes, asyncio.Future[Any]] = {}  # an update's announcements
+        self._repeats: dict[bytes, asyncio.Future[Any]] = {}  # the last announcement's repeats
         self._browsers: list[TableBrowser] = []
         self._listening = 0.0  # the loop's time when the mDNS sockets joined the group
 
@@ -467,12 +467,16 @@ class Discovery:
         )
 
     async def advertise(self, table: TableInfo, addresses: list[str]) -> None:
-        """Announce `table` (listening on `table.port` at `addresses`) until withdrawn."""
+        """Announce `table` (listening on `table.port` at `addresses`) until withdrawn. The first
+        announcement is sent when this returns, and the table answers questions from then on;
+        zeroconf repeats it twice over the next 0.45 s while the caller goes on."""
         info = self._service(table, addresses)
         # No probing (saves ~1 s): the instance and host names embed the random table id,
         # so they are unique by construction.
-        await (await self.zc.async_register_service(info, cooperating_responders=True))
+        announcing = await self.zc.async_register_service(info, cooperating_responders=True)
+        self._repeats[table.table_id] = asyncio.ensure_future(announcing)  # zeroconf's task
         self._advertised[table.table_id] = info
+        await asyncio.sleep(0)  # the task sends the first announcement before it sleeps
 
     async def update(self, table: TableInfo, addresses: list[str]) -> None:
         """Re-announce an advertised table with new TXT data (e.g. free seats). The caller
