@@ -1,21 +1,97 @@
-"""The deck's helper process (cfnet.deck.pool.helper_process): work started ahead is done in a
+"""The deck's threads (cfnet.deck.pool.spread): the items of one call shared among the threads
+give what doing them in order gives, and a thread the machine holds back takes fewer of them.
+The deck's helper process (cfnet.deck.pool.helper_process): work started ahead is done in a
 forked process and gives the results done in place would; work it has not begun is withdrawn
 and done by the caller; work that fails in it is done again by the caller; it exits on leaving.
 A process of its own, as `cfnet verify` is: the helper is forked only from a single thread."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cheaters import plays_the_next_tile, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from cfnet.deck.pool import THREADS_VARIABLE
+from cfnet.deck import pool
+from cfnet.deck.pool import THREADS_VARIABLE, spread
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.testing import play_protocol_game
 from cfnet.record.logfile import write_log
+
+
+@contextlib.contextmanager
+def deck_threads(count: int) -> Iterator[None]:
+    before = pool.threads()
+    pool.use_threads(count)
+    try:
+        yield
+    finally:
+        pool.use_threads(before)
+
+
+def in_order(work: Callable[[int], int], items: range) -> list[int] | str:
+    """What doing the items in order gives: the results, or the first error's text."""
+    try:
+        return [work(item) for item in items]
+    except ValueError as error:
+        return str(error)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    size=st.integers(0, 48),
+    threads=st.integers(2, 4),
+    failing=st.sets(st.integers(0, 47)),
+    pausing=st.sets(st.integers(0, 47)),
+)
+def test_shared_items_give_what_doing_them_in_order_gives(
+    size: int, threads: int, failing: set[int], pausing: set[int]
+) -> None:
+    """The results in item order, or the error of the first item that fails (never a later
+    one's), however the threads happen to take the items."""
+
+    def work(item: int) -> int:
+        if item in pausing:
+            time.sleep(0.0002)  # another thread takes the next items meanwhile
+        if item in failing:
+            raise ValueError(f"item {item} failed")
+        return item * item
+
+    with deck_threads(threads):
+        try:
+            shared: list[int] | str = spread(work, range(size), min_share=1)
+        except ValueError as error:
+            shared = str(error)
+    assert shared == in_order(work, range(size))
+
+
+def test_a_thread_the_machine_holds_back_takes_fewer_items() -> None:
+    """Item 0 holds its thread until every other item is done: the other thread does them all,
+    where shares fixed in advance would leave half of them to the held one, which waits."""
+    size, done, lock = 20, [0], threading.Lock()
+    others_done = threading.Event()
+
+    def work(item: int) -> int:
+        if item == 0:
+            assert others_done.wait(60), f"{done[0]} of the other {size - 1} items were done"
+        else:
+            with lock:
+                done[0] += 1
+                if done[0] == size - 1:
+                    others_done.set()
+        return item
+
+    with deck_threads(2):
+        assert spread(work, range(size), min_share=1) == list(range(size))
+
 
 HELPER = """
 import os, time

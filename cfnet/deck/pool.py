@@ -115,47 +115,53 @@ def _executor(count: int, index: int = 0) -> ThreadPoolExecutor:
         return _executors[index]
 
 
-class _Share(Generic[T, R]):
-    """Every `step`-th item from `start`, worked in order until the first failure."""
+class _Items(Generic[T, R]):
+    """The items of one `spread`, handed out one at a time, in order, to whichever of its
+    threads is free, until one fails: a thread that the machine holds back takes fewer."""
 
-    def __init__(self, work: Callable[[T], R], items: Sequence[T], start: int, step: int) -> None:
-        self.work, self.items, self.start, self.step = work, items, start, step
-        self.results: list[R] = []
-        self.failed_at = len(items)
+    def __init__(self, work: Callable[[T], R], items: Sequence[T]) -> None:
+        self.work, self.items = work, items
+        self.results: list[Any] = [None] * len(items)
+        self.failed_at = len(items)  # the first failed item's index, or past the end
         self.error: Exception | None = None
+        self._lock = threading.Lock()
+        self._next = 0
 
     def run(self) -> None:
-        for index in range(self.start, len(self.items), self.step):
+        while True:
+            with self._lock:
+                index = self._next
+                if index >= self.failed_at:  # all handed out, or an earlier one failed
+                    return
+                self._next += 1
             try:
-                self.results.append(self.work(self.items[index]))
-            except Exception as error:  # raised by `spread` if no earlier item failed
-                self.failed_at, self.error = index, error
+                self.results[index] = self.work(self.items[index])
+            except Exception as error:  # each item before it was handed out already
+                with self._lock:
+                    if index < self.failed_at:
+                        self.failed_at, self.error = index, error
                 return
 
 
 def spread(work: Callable[[T], R], items: Sequence[T], min_share: int = MIN_SHARE) -> list[R]:
     """[work(item) for item in items], the items shared among the threads (the calling thread
-    takes a share too; each share at least `min_share` items); the first item's error, in item
-    order, is raised, as in order. Work inside an item is not shared again."""
+    works too; at least `min_share` items a thread); the first item's error, in item order, is
+    raised, as in order. Work inside an item is not shared again."""
     count = min(threads(), len(items) // min_share)
     if count <= 1 or getattr(_worker, "inside", False):
         return [work(item) for item in items]
-    shares = [_Share(work, items, start, count) for start in range(count)]
+    shared = _Items(work, items)
     executor = _executor(threads())
-    futures = [executor.submit(share.run) for share in shares[1:]]
-    _worker.inside = True  # its share's own work is not handed out: the others are busy
+    futures = [executor.submit(shared.run) for _ in range(count - 1)]
+    _worker.inside = True  # its items' own work is not handed out: the others are busy
     try:
-        shares[0].run()
+        shared.run()
     finally:
         _worker.inside = False
     wait(futures)
-    first = min(shares, key=lambda share: share.failed_at)
-    if first.error is not None:
-        raise first.error
-    results: list[R] = [shares[0].results[0]] * len(items)
-    for share in shares:
-        results[share.start :: count] = share.results
-    return results
+    if shared.error is not None:
+        raise shared.error
+    return shared.results
 
 
 def ahead(keys: Sequence[Hashable], function: Callable[..., Sequence[Any]], *args: Any) -> None:
