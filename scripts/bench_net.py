@@ -13,16 +13,16 @@ within 10% of the time without (the best of --repeat runs of each, alternated; o
 shared 2-core machine the load of other work moves single runs by 20%). Here every peer shares
 this machine's cores and checks every other seat's hop proofs, so a game's CPU seconds over
 the cores bound its wall time from below: the line says that bound beside the time (target:
-within 1.25x of it), and each peer's CPU seconds. A game of one round is timed too: the
-rounds after the first, the difference of the two, show the play against its floor without
-the start (process start-up, the table's mDNS announcement, the lobby), which waits on the
-network rather than the cores; the start and the end (the 1-round game less one later round)
-are set against their own floor, and the game without them against its. The bots find the
-table by its name and the host's whole key, as a person who picked it in the browser does, so
-they sit down as soon as they see it; with --by-name by its name alone, as `cfnet bot NAME`
-does, which looks for namesakes until 1.5 s after it begins to listen. The same game runs
-with the deck's threads turned off (CFNET_THREADS=1): the threads must not add work (target:
-total CPU within 10%).
+within 1.25x of it), and each peer's CPU seconds. A game of one round is timed too: the rounds
+after the first, the difference of the two, show the play against its floor without the start
+(process start-up, the table's mDNS announcement, the lobby) and the end (the last audit, the
+peers' last words, the mDNS goodbyes); the start and the end (the 1-round game less one later
+round) are set against their own floor, and the game without them against its. The bots find
+the table by its name and the host's whole key, as a person who picked it in the browser does,
+so they sit down as soon as they see it; with --by-name by its name alone, as `cfnet bot NAME`
+does, which looks for namesakes until 1.5 s after it begins to listen. The same game runs with
+the deck's threads turned off (CFNET_THREADS=1): the threads must not add work (target: total
+CPU within 10%).
 What a LAN of one machine per peer waits for in a round's set-up, its critical path (every hop
 made, then checked by the next seat, in order), is timed in this process as bench_protocol.py
 times it, with the deck's threads and without. The package's bytecode is compiled first, as
@@ -232,8 +232,8 @@ def main() -> None:
             )
             print(
                 f"  the start and the end (the 1-round game less a later round): {edges:.2f} s "
-                f"wall against a CPU floor of {edges_floor:.2f} s, mostly waiting on the network"
-                f"{looks}; the game without them: {elapsed - edges:.2f} s against "
+                f"wall against a CPU floor of {edges_floor:.2f} s{looks}; the game without "
+                f"them: {elapsed - edges:.2f} s against "
                 f"{floor - edges_floor:.2f} s ({(elapsed - edges) / (floor - edges_floor):.2f}x)"
             )
             off_elapsed, off_cpus, _ = min(runs["1 thread", 0], key=lambda run: run[0])
