@@ -178,12 +178,9 @@ def test_browse_sees_other_process_tables_updates_and_withdrawal() -> None:
 
 
 def _announcing() -> list[asyncio.Task[object]]:
-    """zeroconf's tasks that are still to send announcements or goodbyes."""
-    return [
-        task
-        for task in asyncio.all_tasks()
-        if task.get_coro().__qualname__.endswith("._async_broadcast_service")
-    ]
+    """The tasks still to send announcements or goodbyes: zeroconf's, and the last repeat."""
+    names = ("._async_broadcast_service", "._repeat.<locals>.repeats")
+    return [task for task in asyncio.all_tasks() if task.get_coro().__qualname__.endswith(names)]
 
 
 def test_a_table_is_open_from_its_first_announcement_to_its_goodbye(

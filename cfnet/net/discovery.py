@@ -13,7 +13,7 @@ import asyncio
 import logging
 import os
 import re
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -57,6 +57,11 @@ What was multicast since then was heard (and cached); a responder that multicast
 before, in the last second, answers a question for it a second later (RFC 6762, section 14):
 with zeroconf's delays (the first question 20-120 ms after a browse begins, such an answer
 1.0-1.2 s after it), up to 1.32 s after listening began if browsing began with it."""
+ANNOUNCE_AGAIN = 1.0
+"""Seconds after an announcement's first packet that it is multicast once more, after
+zeroconf's two repeats 225 ms apart: RFC 6762 8.3 spaces announcements one second apart, and a
+zeroconf receiver drops a packet it first saw less than 0.8 s before, so when a TXT value
+returns within that time (a guest joins and leaves) only this last packet is heard."""
 LABEL_DOT = "\u2024"  # ONE DOT LEADER: stands for "." in an instance label (RFC 6763 4.3)
 _FINGERPRINT = re.compile(r"[a-z2-7]{4}(-[a-z2-7]{4}){3}\Z")
 
@@ -431,7 +436,7 @@ class Discovery:
         self.service = service_type()
         self._zc: AsyncZeroconf | None = None
         self._advertised: dict[bytes, AsyncServiceInfo] = {}
-        self._repeats: dict[bytes, asyncio.Future[Any]] = {}  # the last announcement's repeats
+        self._repeats: dict[bytes, asyncio.Task[None]] = {}  # the last announcement's repeats
         self._browsers: list[TableBrowser] = []
         self._listening = 0.0  # the loop's time when the mDNS sockets joined the group
 
@@ -474,19 +479,31 @@ class Discovery:
         # No probing (saves ~1 s): the instance and host names embed the random table id,
         # so they are unique by construction.
         announcing = await self.zc.async_register_service(info, cooperating_responders=True)
-        self._repeats[table.table_id] = asyncio.ensure_future(announcing)  # zeroconf's task
-        self._advertised[table.table_id] = info
-        await asyncio.sleep(0)  # the task sends the first announcement before it sleeps
+        self._repeat(table.table_id, info, announcing)
+        await asyncio.sleep(0)  # zeroconf's task sends the first announcement before it sleeps
 
     async def update(self, table: TableInfo, addresses: list[str]) -> None:
         """Re-announce an advertised table with new TXT data (e.g. free seats). The caller
-        goes on at once (a lobby reads its joiners meanwhile): zeroconf repeats the
-        announcement twice over the next 0.45 s, until a later update or withdrawal."""
+        goes on at once (a lobby reads its joiners meanwhile): the announcement is repeated
+        twice over the next 0.45 s and once more a second after it, until a later update or
+        withdrawal."""
         info = self._service(table, addresses)
         self._stop_repeats(table.table_id)
-        announcing = await self.zc.async_update_service(info)
-        self._repeats[table.table_id] = asyncio.ensure_future(announcing)  # zeroconf's task
-        self._advertised[table.table_id] = info
+        self._repeat(table.table_id, info, await self.zc.async_update_service(info))
+
+    def _repeat(self, table_id: bytes, info: AsyncServiceInfo, announcing: Awaitable[Any]) -> None:
+        """`table_id` is advertised as `info`, whose announcement zeroconf makes and repeats in
+        `announcing` (begun now); multicast it once more ANNOUNCE_AGAIN s from now."""
+        self._advertised[table_id] = info
+        zeroconf = self.zc.zeroconf
+        again_at = asyncio.get_running_loop().time() + ANNOUNCE_AGAIN
+
+        async def repeats() -> None:
+            await announcing
+            await asyncio.sleep(again_at - asyncio.get_running_loop().time())
+            zeroconf.async_send(zeroconf.generate_service_broadcast(info, None))
+
+        self._repeats[table_id] = asyncio.create_task(repeats())
 
     def _stop_repeats(self, table_id: bytes) -> None:
         """No more repeats of `table_id`'s last update: they would announce it as it was."""
