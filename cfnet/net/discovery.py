@@ -474,7 +474,8 @@ class Discovery:
     async def advertise(self, table: TableInfo, addresses: list[str]) -> None:
         """Announce `table` (listening on `table.port` at `addresses`) until withdrawn. The first
         announcement is sent when this returns, and the table answers questions from then on;
-        zeroconf repeats it twice over the next 0.45 s while the caller goes on."""
+        it is repeated twice over the next 0.45 s and once more a second after it while the
+        caller goes on."""
         info = self._service(table, addresses)
         # No probing (saves ~1 s): the instance and host names embed the random table id,
         # so they are unique by construction.
@@ -506,7 +507,7 @@ class Discovery:
         self._repeats[table_id] = asyncio.create_task(repeats())
 
     def _stop_repeats(self, table_id: bytes) -> None:
-        """No more repeats of `table_id`'s last update: they would announce it as it was."""
+        """No more repeats of `table_id`'s last announcement: they would announce it as it was."""
         repeats = self._repeats.pop(table_id, None)
         if repeats is not None:
             repeats.cancel()
