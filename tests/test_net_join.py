@@ -186,31 +186,47 @@ def test_a_whole_fingerprint_names_one_host_so_no_namesake_is_waited_for(tmp_pat
                                     "--strategy", "greedy", "--interface", LOOPBACK])  # fmt: skip
     pinned = [name, "--fingerprint", key.upper(), "--wait", "3600", "--interface", LOOPBACK]
 
-    def pinned_run(home: str, *command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [*LOOKING_AN_HOUR, *command, *pinned, "--home", str(tmp_path / home)],
-            capture_output=True, text=True, timeout=GAME_TIMEOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+    def start(home: str, *command: str) -> tuple[subprocess.Popen[bytes], Path]:
+        output = tmp_path / f"{home}.out"
+        with open(output, "wb") as out:
+            process = subprocess.Popen(
+                [*LOOKING_AN_HOUR, *command, *pinned, "--home", str(tmp_path / home)],
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+        return process, output
 
-    async def run() -> list[subprocess.CompletedProcess[str]]:
+    def finish(process: subprocess.Popen[bytes], output: Path) -> tuple[int, str]:
+        try:
+            process.wait(GAME_TIMEOUT)
+        finally:
+            process.kill()
+        return process.wait(), output.read_text()
+
+    async def run() -> list[tuple[int, str]]:
         with silent_port() as silent:
             async with fakes(name, silent, other_fingerprints(1)):
                 await _seen(name, 1)
-                host.start()
+                watcher = start("watcher", "watch", "--plain")
+                await asyncio.to_thread(
+                    wait_until,
+                    lambda: "looking for table" in watcher[1].read_text(),
+                    what="the watcher to listen",
+                )
+                host.start()  # the watcher hears it announced: the game cannot end unseen
+                guest = start("guest", "join", "--strategy", "greedy")
                 return await asyncio.gather(
-                    asyncio.to_thread(pinned_run, "watcher", "watch", "--plain"),
-                    asyncio.to_thread(pinned_run, "guest", "join", "--strategy", "greedy"),
+                    asyncio.to_thread(finish, *watcher), asyncio.to_thread(finish, *guest)
                 )
 
     try:
-        watched, joined = asyncio.run(run())
+        (watched, watching), (joined, joining) = asyncio.run(run())
         assert host.wait() == 0, host.output()
     finally:
         host.kill()
-    assert joined.returncode == 0, joined.stdout + joined.stderr
-    assert f"found table {name!r} at {LOOPBACK}:{lobby_port(host)}" in joined.stdout
-    assert watched.returncode == 0, watched.stdout + watched.stderr
-    assert "valid: a complete game" in watched.stdout
+    assert joined == 0, joining
+    assert f"found table {name!r} at {LOOPBACK}:{lobby_port(host)}" in joining
+    assert watched == 0, watching
+    assert "valid: a complete game" in watching
 
 
 @pytest.mark.parametrize("choose", ["--fingerprint", "--host", "same key", "same whole key"])
