@@ -10,8 +10,7 @@ import functools
 import hashlib
 import hmac
 from collections.abc import Iterable, Iterator
-
-import nacl.bindings as sodium
+from typing import Protocol
 
 from cfnet.errors import LocalProtocolError
 
@@ -77,22 +76,57 @@ def commitment_hash(label: str, *parts: bytes) -> bytes:
 
 def secret_blocks(seed: bytes, label: str, info: bytes) -> Iterator[bytes]:
     """Block i = HMAC-SHA-512(key=seed, label_bytes(label) || info || u32(i)), i = 0, 1, ..."""
-    if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
-        raise LocalProtocolError(f"a seed is {SEED_BYTES} bytes")  # untranslated: a bug
-    prefix = label_bytes(label) + info
-    counter = 0
-    while True:
-        yield hmac.digest(seed, prefix + u32(counter), "sha512")
-        counter += 1
+    return _blocks(_keyed(seed, label, info))
 
 
 def public_blocks(label: str, info: bytes) -> Iterator[bytes]:
     """Block i = SHA-512(label_bytes(label) || info || u32(i)), i = 0, 1, ..."""
-    prefix = label_bytes(label) + info
+    return _blocks(hashlib.sha512(label_bytes(label) + info))
+
+
+def secret_scalars(seed: bytes, label: str, info: bytes) -> Iterator[bytes]:
+    """Scalar i = scalar_from_blocks(secret_blocks(seed, label, info || u32(i))), i = 0, 1, ..."""
+    return _scalars(_keyed(seed, label, info))
+
+
+def public_scalars(label: str, info: bytes) -> Iterator[bytes]:
+    """Scalar i = scalar_from_blocks(public_blocks(label, info || u32(i))), i = 0, 1, ..."""
+    return _scalars(hashlib.sha512(label_bytes(label) + info))
+
+
+class _Prefix(Protocol):
+    """A hash (SHA-512 or a keyed HMAC-SHA-512) that absorbed a stream's prefix."""
+
+    def copy(self) -> _Prefix: ...
+    def update(self, data: bytes, /) -> None: ...
+    def digest(self) -> bytes: ...
+
+
+def _keyed(seed: bytes, label: str, info: bytes) -> hmac.HMAC:
+    """HMAC-SHA-512 keyed with `seed`, label_bytes(label) || info absorbed."""
+    if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
+        raise LocalProtocolError(f"a seed is {SEED_BYTES} bytes")  # untranslated: a bug
+    return hmac.new(seed, label_bytes(label) + info, "sha512")
+
+
+def _blocks(prefix: _Prefix) -> Iterator[bytes]:
+    """The digests of `prefix` || u32(i), i = 0, 1, ... (the prefix is hashed once)."""
     counter = 0
     while True:
-        yield hashlib.sha512(prefix + u32(counter)).digest()
+        block = prefix.copy()
+        block.update(u32(counter))
+        yield block.digest()
         counter += 1
+
+
+def _scalars(prefix: _Prefix) -> Iterator[bytes]:
+    """Scalar i: the first nonzero scalar of the blocks of `prefix` || u32(i)."""
+    index = 0
+    while True:
+        stream = prefix.copy()
+        stream.update(u32(index))
+        yield scalar_from_blocks(_blocks(stream))
+        index += 1
 
 
 def words(blocks: Iterable[bytes]) -> Iterator[int]:
@@ -129,9 +163,9 @@ def fisher_yates(size: int, word_stream: Iterator[int]) -> tuple[int, ...]:
 def scalar_from_blocks(blocks: Iterable[bytes]) -> bytes:
     """The first nonzero reduction mod L of a 64-byte block (little-endian), as 32 bytes."""
     for block in blocks:
-        scalar = sodium.crypto_core_ed25519_scalar_reduce(block)
-        if is_scalar(scalar):
-            return scalar
+        value = int.from_bytes(block, "little") % GROUP_ORDER  # libsodium's scalar_reduce
+        if value:
+            return value.to_bytes(SCALAR_BYTES, "little")
     raise LocalProtocolError(  # untranslated: a bug (the streams are endless)
         "the block stream ended before a nonzero scalar"
     )

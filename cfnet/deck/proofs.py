@@ -19,6 +19,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 import nacl.bindings as sodium
 import nacl.exceptions
@@ -38,8 +39,9 @@ from cfnet.deck.derive import (
     is_scalar,
     label_bytes,
     public_blocks,
+    public_scalars,
     scalar_from_blocks,
-    secret_blocks,
+    secret_scalars,
     u32,
 )
 from cfnet.deck.pool import MIN_SHARE, spread, threads
@@ -267,10 +269,7 @@ def _challenge(label: str, *parts: bytes) -> bytes:
 
 def _nonces(seed: bytes, label: str, statement: bytes) -> Iterator[bytes]:
     """Nonce i: the first nonzero scalar of the secret stream of `label`, info statement||u32(i)."""
-    index = 0
-    while True:
-        yield scalar_from_blocks(secret_blocks(seed, label, statement + u32(index)))
-        index += 1
+    return secret_scalars(seed, label, statement)
 
 
 def _take(nonces: Iterator[bytes], count: int) -> list[bytes]:
@@ -332,6 +331,12 @@ class ShuffleProof:
         )
 
 
+def _commitment(term: tuple[bytes, bytes]) -> bytes:
+    """C_j = r_j * G + H_went(j) for a term (r_j, H_went(j))."""
+    r, h = term
+    return _add(_base(r), h)
+
+
 def shuffle_proof_bytes(size: int) -> int:
     return (4 * size + 5) * 32
 
@@ -339,8 +344,9 @@ def shuffle_proof_bytes(size: int) -> int:
 def _weights(statement: bytes, commitments: Sequence[bytes]) -> list[bytes]:
     """u_i: the first nonzero scalar of the public stream SHUFFLE_WEIGHT over
     statement || C_1..C_n || u32(i)."""
-    prefix = statement + b"".join(commitments)
-    return [_challenge(SHUFFLE_WEIGHT, prefix, u32(i)) for i in range(len(commitments))]
+    return list(
+        islice(public_scalars(SHUFFLE_WEIGHT, statement + b"".join(commitments)), len(commitments))
+    )
 
 
 def _shuffle_challenge(
@@ -371,7 +377,7 @@ def prove_shuffle(
     for i, j in enumerate(permutation):
         went[j] = i
     r = _take(nonces, n)
-    commitments = [_add(r_g, hs[went[j]]) for j, r_g in enumerate(_products(_bases(r)))]
+    commitments = spread(_commitment, list(zip(r, [hs[i] for i in went], strict=True)))
     u = _weights(statement, commitments)
     u_out = [u[j] for j in permutation]
     r_hat = _take(nonces, n)
@@ -521,7 +527,7 @@ def rekey_proof_bytes(size: int) -> int:
 
 def _rekey_weights(statement: bytes, size: int) -> list[bytes]:
     """e_p: the first nonzero scalar of the public stream REKEY_WEIGHT over statement || u32(p)."""
-    return [_challenge(REKEY_WEIGHT, statement, u32(p)) for p in range(size)]
+    return list(islice(public_scalars(REKEY_WEIGHT, statement), size))
 
 
 def prove_rekey(

@@ -13,6 +13,7 @@ import hmac
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import nacl.bindings as sodium
@@ -39,6 +40,7 @@ from cfnet.deck.derive import (
     round_context,
     scalar_from_blocks,
     secret_blocks,
+    secret_scalars,
     u32,
     uniform_below,
     words,
@@ -130,9 +132,7 @@ class SeatSecrets:
             permutation=fisher_yates(
                 size, words(secret_blocks(seed, PERMUTATION, where + u32(size)))
             ),
-            position_keys=tuple(
-                _secret_scalar(seed, POSITION_KEY, where + u32(p)) for p in range(size)
-            ),
+            position_keys=tuple(islice(secret_scalars(seed, POSITION_KEY, where), size)),
             starter_nonce=next(secret_blocks(seed, STARTER_NONCE, where))[:NONCE_BYTES],
         )
 
