@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -44,7 +44,7 @@ from cfnet.deck.derive import (
     secret_scalars,
     u32,
 )
-from cfnet.deck.pool import MIN_SHARE, spread, threads
+from cfnet.deck.pool import spread
 from cfnet.errors import LocalProtocolError, PeerProtocolError
 from cfnet.lang import N_, Sentence
 
@@ -92,47 +92,70 @@ def _combine(operation: Callable[[bytes, bytes], bytes], p: bytes, q: bytes) -> 
 
 
 def _sum(points: Sequence[bytes]) -> bytes:
-    """The sum of `points` (one or more); a long one's parts are added on the deck's threads
-    (the same sum: the group is commutative, and a point off the curve fails every order)."""
-    count = threads()
-    if count > 1 and len(points) >= 2 * MIN_SHARE:
-        size = -(-len(points) // count)
-        parts = [points[start : start + size] for start in range(0, len(points), size)]
-        return _sum_in_order(spread(_sum_in_order, parts, min_share=1))
-    return _sum_in_order(points)
-
-
-def _sum_in_order(points: Sequence[bytes]) -> bytes:
+    """The sum of `points` (one or more), added in order."""
     total = points[0]
     for point in points[1:]:
         total = _add(total, point)
     return total
 
 
-def _pairwise(
-    operation: Callable[[bytes, bytes], bytes], ps: Sequence[bytes], qs: Sequence[bytes]
-) -> list[bytes]:
-    """[operation(p, q) for p, q in zip(ps, qs)], shared among the deck's threads."""
-    return spread(lambda pair: operation(*pair), list(zip(ps, qs, strict=True)))
+Term = tuple[bytes, bytes | None]
+"""(scalar, point): scalar * point; (scalar, None): scalar * G."""
 
 
-def _product(term: tuple[bytes, bytes | None]) -> bytes:
-    """scalar * point for a term (scalar, point); scalar * G for a term (scalar, None)."""
+def _product(term: Term) -> bytes:
     scalar, point = term
     return _base(scalar) if point is None else _mul(scalar, point)
 
 
-def _products(terms: Sequence[tuple[bytes, bytes | None]]) -> list[bytes]:
-    """Every term's product (see `_product`), shared among the deck's threads."""
-    return spread(_product, terms)
+def _combination(terms: Sequence[Term]) -> bytes:
+    """The sum of the products of `terms` (one or more)."""
+    return _sum([_product(term) for term in terms])
 
 
-def _terms(scalars: Sequence[bytes], points: Sequence[bytes]) -> list[tuple[bytes, bytes | None]]:
+def _difference(terms: Sequence[Term], minus: Term) -> bytes:
+    """The sum of the products of `terms`, less the product of `minus`."""
+    return _sub(_combination(terms), _product(minus))
+
+
+def _terms(scalars: Sequence[bytes], points: Sequence[bytes]) -> list[Term]:
     return list(zip(scalars, points, strict=True))
 
 
-def _bases(scalars: Sequence[bytes]) -> list[tuple[bytes, bytes | None]]:
-    return [(scalar, None) for scalar in scalars]
+SUM_SHARE = 6
+"""How many terms of a long combination one job of a `_Batch` multiplies and adds."""
+
+
+class _Batch:
+    """Jobs that each make one point, independent of each other, done together on the deck's
+    threads by `run`, whose list has their points in the order the jobs were added (and
+    raises the first one's error in that order, as doing them in order would)."""
+
+    def __init__(self) -> None:
+        self._jobs: list[Callable[[], bytes]] = []
+
+    def jobs(self, jobs: Iterable[Callable[[], bytes]]) -> slice:
+        """Add `jobs`; where their points are in `run`'s list."""
+        start = len(self._jobs)
+        self._jobs.extend(jobs)
+        return slice(start, len(self._jobs))
+
+    def combinations(self, combinations: Iterable[Sequence[Term]]) -> slice:
+        """A job for each of `combinations` (see `_combination`)."""
+        return self.jobs(functools.partial(_combination, terms) for terms in combinations)
+
+    def sum(self, terms: Sequence[Term]) -> slice:
+        """Jobs whose points add up to the combination of the (many) `terms`."""
+        return self.combinations(
+            terms[start : start + SUM_SHARE] for start in range(0, len(terms), SUM_SHARE)
+        )
+
+    def run(self) -> list[bytes]:
+        return spread(_run, self._jobs, min_share=2)
+
+
+def _run(job: Callable[[], bytes]) -> bytes:
+    return job()
 
 
 _IDENTITY = (1).to_bytes(POINT_BYTES, "little")
@@ -177,10 +200,10 @@ def _response(nonce: bytes, challenge: bytes, secret: bytes) -> bytes:
     return response
 
 
-def _own_terms(scalars: Sequence[int], points: Sequence[bytes]) -> list[tuple[bytes, bytes | None]]:
+def _own_terms(scalars: Sequence[int], points: Sequence[bytes | None]) -> list[Term]:
     """The terms of sum(scalars[i] * points[i]) for a prover's own combination (terms with a
     zero scalar, which libsodium refuses to multiply by, add nothing)."""
-    terms: list[tuple[bytes, bytes | None]] = [
+    terms: list[Term] = [
         (_scalar(s), p) for s, p in zip(scalars, points, strict=True) if s % GROUP_ORDER
     ]
     if not terms:
@@ -397,26 +420,24 @@ def prove_shuffle(
     # sum((masking_key * w'_went[j] - w4 * u_j) * inputs[j]), the same point.
     m, w4_int = _int(masking_key), _int(w4)
     t3_weights = [m * _int(w_prime[went[j]]) - w4_int * _int(u[j]) for j in range(n)]
-    products = _products(
-        [
-            *_bases([_scalar(a_i) for a_i in a]),
-            *_terms([_scalar(b_i) for b_i in b], [h] * n),
-            *_bases([w1, w2, w3, w4, *w_hat]),
-            *_terms(w_prime, hs),
-            *_own_terms(t3_weights, inputs),
-        ]
+    # t_hat[i] = w_hat[i] * G + w'[i] * chain[i-1] is, by the same unrolling, (w_hat[i] + w'[i]
+    # * a[i-1]) * G + (w'[i] * b[i-1]) * h (a[-1] = 0, b[-1] = 1): every point of the proof is
+    # then independent of the others, and made in one batch.
+    batch = _Batch()
+    t2_parts = batch.sum([(w3, None), *_terms(w_prime, hs)])
+    t3_parts = batch.sum(_own_terms(t3_weights, inputs))
+    t_hat_at = batch.combinations(
+        _own_terms([_int(w_hat[i]) + _int(w_prime[i]) * a_i, _int(w_prime[i]) * b_i], [None, h])
+        for i, (a_i, b_i) in enumerate([(0, 1), *zip(a[:-1], b[:-1], strict=True)])
     )
-    chain = _pairwise(_add, products[:n], products[n : 2 * n])
-    w1_g, w2_g, w3_g, w4_g = products[2 * n : 2 * n + 4]
-    w_hat_g = products[2 * n + 4 : 3 * n + 4]
-    t = [
-        w1_g,
-        w2_g,
-        _add(w3_g, _sum(products[3 * n + 4 : 4 * n + 4])),
-        _sum(products[4 * n + 4 :]),
-        w4_g,
-    ]
-    t_hat = _pairwise(_add, w_hat_g, _products(_terms(w_prime, [h, *chain[:-1]])))
+    chain_at = batch.combinations(
+        _own_terms([a_i, b_i], [None, h]) for a_i, b_i in zip(a, b, strict=True)
+    )
+    ends_at = batch.combinations([(w, None)] for w in (w1, w2, w4))
+    points = batch.run()
+    chain, t_hat = points[chain_at], points[t_hat_at]
+    w1_g, w2_g, w4_g = points[ends_at]
+    t = [w1_g, w2_g, _sum(points[t2_parts]), _sum(points[t3_parts]), w4_g]
     c = _shuffle_challenge(statement, commitments, chain, t, t_hat)
     v = [ONE] * n  # v[i] = u_out[i+1] * ... * u_out[n-1]
     for i in range(n - 2, -1, -1):
@@ -453,45 +474,55 @@ def check_shuffle(
     h, hs = generator(0), _generators(n)
     c, chain = proof.challenge, proof.chain
     u = [_int(weight) for weight in _weights(statement, proof.commitments)]
-    c_bar = _sub(_sum(proof.commitments), _generator_sum(n))
     u_product = 1
     for weight in u:
         u_product = u_product * weight % GROUP_ORDER
-    c_hat = _sub(chain[-1], _mul(_scalar(u_product), h))
+    generator_sum = _generator_sum(n)
     # c * c_tilde and s4 * x_bar (c_tilde = sum(u_i * C_i), x_bar = sum(u_i * inputs[i])) as
     # one combination each, with c and s4 folded into the weights: the same points, and
     # refused where c_tilde or x_bar is the identity (libsodium refuses to multiply it). Every
-    # multiplication is independent of the others: they are done in one batch, and any point
-    # refused gives the one error they all give.
+    # point is independent of the others: they are made in one batch, and any point refused
+    # gives the one error they all give.
     c_weight = _int(c) & _SCALARMULT_BITS  # the bits libsodium's noclamp multiplication uses
     s4 = _int(proof.s4)
-    products = _products(
+    batch = _Batch()
+    sums_at = [
+        batch.sum(terms)
+        for terms in (
+            [(proof.s3, None), *_terms(proof.s_prime, hs)],
+            _terms([_scalar(c_weight * weight) for weight in u], proof.commitments),
+            _terms(proof.s_prime, outputs),
+            _terms([_scalar(s4 * weight) for weight in u], inputs),
+        )
+    ]
+    ends_at = batch.jobs(
         [
-            (c, c_bar),
-            (c, c_hat),
-            (c, mask),
-            *_bases([proof.s1, proof.s2, proof.s3, proof.s4, *proof.s_hat]),
-            *_terms([_scalar(c_weight * weight) for weight in u], proof.commitments),
-            *_terms([_scalar(s4 * weight) for weight in u], inputs),
-            *_terms(proof.s_prime, hs),
-            *_terms(proof.s_prime, outputs),
-            *_terms(proof.s_prime, [h, *chain[:-1]]),
-            *_terms([c] * n, chain),
+            lambda: _difference(  # c_bar = sum(C_i) - sum(H_i)
+                [(proof.s1, None)], (c, _sub(_sum(proof.commitments), generator_sum))
+            ),
+            lambda: _difference(  # c_hat = chain[-1] - u_product * h
+                [(proof.s2, None)], (c, _sub(chain[-1], _mul(_scalar(u_product), h)))
+            ),
+            functools.partial(_difference, [(proof.s4, None)], (c, mask)),
         ]
     )
-    c_c_bar, c_c_hat, c_mask, s1_g, s2_g, s3_g, s4_g = products[:7]
-    s_hat_g = products[7 : n + 7]
-    c_tilde_c, x_bar_s4, s_prime_h, s_prime_out, s_prime_previous, c_chain = (
-        products[n + 7 + k * n : 2 * n + 7 + k * n] for k in range(6)
+    t_hat_at = batch.jobs(
+        functools.partial(_difference, [(s_hat, None), (s_prime, previous)], (c, link))
+        for s_hat, s_prime, previous, link in zip(
+            proof.s_hat, proof.s_prime, [h, *chain[:-1]], chain, strict=True
+        )
     )
+    points = batch.run()
+    s3_part, c_tilde_c, s_prime_out, x_bar_s4 = (_sum(points[at]) for at in sums_at)
+    t1, t2, t5 = points[ends_at]
     t = [
-        _sub(s1_g, c_c_bar),
-        _sub(s2_g, c_c_hat),
-        _sub(_add(s3_g, _sum(s_prime_h)), _not_identity(_sum(c_tilde_c))),
-        _sub(_sum(s_prime_out), _not_identity(_sum(x_bar_s4))),
-        _sub(s4_g, c_mask),
+        t1,
+        t2,
+        _sub(s3_part, _not_identity(c_tilde_c)),
+        _sub(s_prime_out, _not_identity(x_bar_s4)),
+        t5,
     ]
-    t_hat = _pairwise(_sub, _pairwise(_add, s_hat_g, s_prime_previous), c_chain)
+    t_hat = points[t_hat_at]
     if _shuffle_challenge(statement, proof.commitments, chain, t, t_hat) != c:
         raise ProofError(Sentence(N_("the shuffle proof does not verify")))
     _remember_proven(digest)
@@ -547,19 +578,20 @@ def prove_rekey(
     e = _rekey_weights(statement, n)
     nonces = _nonces(seed, REKEY_NONCE, statement)
     a, b = next(nonces), _take(nonces, n)
-    t_key = _products(_bases(b))
     # t_rel = a * sum(e_p * outputs[p]) - sum(e_p * b_p * inputs[p]); with outputs[p] =
     # (keys[p] / masking_key) * inputs[p] that is sum(e_p * (a * keys[p] / masking_key - b_p)
     # * inputs[p]), the same point.
     a_unmask = _int(a) * pow(_int(masking_key), -1, GROUP_ORDER)
-    t_rel = _sum(
-        _products(
-            _own_terms(
-                [_int(e[p]) * (a_unmask * _int(keys[p]) - _int(b[p])) for p in range(n)], inputs
-            )
-        )
+    batch = _Batch()
+    t_rel_parts = batch.sum(
+        _own_terms([_int(e[p]) * (a_unmask * _int(keys[p]) - _int(b[p])) for p in range(n)], inputs)
     )
-    c = _challenge(REKEY_CHALLENGE, statement, _base(a), *t_key, t_rel)
+    t_key_at = batch.combinations([(b_p, None)] for b_p in b)
+    t_mask_at = batch.combinations([[(a, None)]])
+    points = batch.run()
+    c = _challenge(
+        REKEY_CHALLENGE, statement, *points[t_mask_at], *points[t_key_at], _sum(points[t_rel_parts])
+    )
     return RekeyProof(
         c,
         _response(a, c, masking_key),
@@ -591,20 +623,20 @@ def check_rekey(
     # the weights: the same point, refused where y_hat is the identity, as libsodium does.
     # Every multiplication is independent of the others: they are done in one batch.
     s_mask = _int(proof.s_mask)
-    products = _products(
-        [
-            (c, mask),
-            *_bases([proof.s_mask, *proof.s_keys]),
-            *_terms([c] * n, key_points),
-            *_terms([_scalar(s_mask * e[p]) for p in range(n)], outputs),
-            *_terms([_scalar(e[p] * _int(proof.s_keys[p])) for p in range(n)], inputs),
-        ]
+    batch = _Batch()
+    y_hat_parts = batch.sum(_terms([_scalar(s_mask * e[p]) for p in range(n)], outputs))
+    weighted_parts = batch.sum(
+        _terms([_scalar(e[p] * _int(proof.s_keys[p])) for p in range(n)], inputs)
     )
-    c_mask, s_mask_g = products[:2]
-    s_keys_g, c_keys, y_hat_s, weighted = (products[2 + k * n : 2 + (k + 1) * n] for k in range(4))
-    t_mask = _sub(s_mask_g, c_mask)
-    t_key = _pairwise(_sub, s_keys_g, c_keys)
-    t_rel = _sub(_not_identity(_sum(y_hat_s)), _sum(weighted))
+    t_mask_at = batch.jobs([functools.partial(_difference, [(proof.s_mask, None)], (c, mask))])
+    t_key_at = batch.jobs(
+        functools.partial(_difference, [(s_key, None)], (c, key_point))
+        for s_key, key_point in zip(proof.s_keys, key_points, strict=True)
+    )
+    points = batch.run()
+    (t_mask,) = points[t_mask_at]
+    t_key = points[t_key_at]
+    t_rel = _sub(_not_identity(_sum(points[y_hat_parts])), _sum(points[weighted_parts]))
     if _challenge(REKEY_CHALLENGE, statement, t_mask, *t_key, t_rel) != c:
         raise ProofError(Sentence(N_("the rekey proof does not verify")))
     _remember_proven(digest)

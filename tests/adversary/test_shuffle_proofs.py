@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cfnet.deck import pool
 from cfnet.deck.derive import context
 from cfnet.deck.proofs import (
     ProofError,
@@ -209,3 +210,98 @@ def test_a_proof_of_the_wrong_size_is_refused() -> None:
         ShuffleProof.from_bytes(os.urandom(100), 54)
     with pytest.raises(ProofError, match="bytes"):
         RekeyProof.from_bytes(os.urandom(100), 54)
+
+
+BAD_POINTS = (
+    bytes([1]) + bytes(31),  # the identity (0, 1)
+    bytes(32),  # (sqrt(-1), 0), of order 4
+    (2**255 - 20).to_bytes(32, "little"),  # (0, -1), of order 2
+    b"\xff" * 32,  # y = 2^255 - 1: not canonical
+    bytes([2]) + bytes(31),  # y = 2: no x has it, off the curve
+)
+
+
+def _outcome(threads: int, check: Callable[[], None]) -> str:
+    """What a check says with the deck on `threads` threads: "ok", or its error's text."""
+    before = pool.threads()
+    pool.use_threads(threads)
+    try:
+        check()
+    except ProofError as error:
+        return str(error)
+    finally:
+        pool.use_threads(before)
+    return "ok"
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    size=st.integers(1, 9),
+    flips=st.lists(st.integers(0, 10**6), max_size=3),
+    planted=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(BAD_POINTS)), max_size=3),
+    threads=st.integers(2, 4),
+)
+def test_a_forged_hop_gets_the_same_verdict_on_any_number_of_threads(
+    seed: bytes,
+    size: int,
+    flips: list[int],
+    planted: list[tuple[int, bytes]],
+    threads: int,
+) -> None:
+    """A proof with flipped bits and bad points planted in it or in its statement gets the same
+    answer, to the word, whether its check runs on one thread or is shared among several:
+    a peer, a watcher and `cfnet verify` on another machine name the same fault."""
+    secrets, inputs = _hop_inputs(seed, size)
+    where, mask = context(TABLE, 1, 0), secrets.mask_commitment()
+    outputs = shuffle_phase_a(inputs, secrets)
+    proof = prove_shuffle(
+        where, inputs, outputs, mask, secrets.permutation, secrets.masking_key, seed
+    ).to_bytes()
+    keys = secrets.key_commitments()
+    rekeyed = shuffle_phase_b(outputs, secrets)
+    rekey = prove_rekey(
+        where, outputs, rekeyed, mask, keys, secrets.masking_key, secrets.position_keys, seed
+    ).to_bytes()
+    # One list of every 32-byte field, the proofs' and their statements': forged in place.
+    fields = [
+        *(proof[i : i + 32] for i in range(0, len(proof), 32)),
+        *(rekey[i : i + 32] for i in range(0, len(rekey), 32)),
+        *outputs,
+        *rekeyed,
+        *keys,
+    ]
+    for at, point in planted:
+        fields[at % len(fields)] = point
+    for bit in flips:
+        at = bit // 256 % len(fields)
+        field = bytearray(fields[at])
+        field[bit % 256 // 8] ^= 1 << bit % 8
+        fields[at] = bytes(field)
+    shuffle_fields, rest = len(proof) // 32, iter(fields[len(proof) // 32 :])
+    rekey_blob = b"".join(next(rest) for _ in range(len(rekey) // 32))
+    forged_outputs = [next(rest) for _ in range(size)]
+    forged_rekeyed = [next(rest) for _ in range(size)]
+    forged_keys = [next(rest) for _ in range(size)]
+    shuffle_blob = b"".join(fields[:shuffle_fields])
+
+    def shuffle() -> None:
+        check_shuffle(
+            where, inputs, forged_outputs, mask, ShuffleProof.from_bytes(shuffle_blob, size)
+        )
+
+    def rekeying() -> None:
+        check_rekey(
+            where,
+            forged_outputs,
+            forged_rekeyed,
+            mask,
+            forged_keys,
+            RekeyProof.from_bytes(rekey_blob, size),
+        )
+
+    for check in (shuffle, rekeying):  # a forged proof is not remembered: checked afresh
+        alone = _outcome(1, check)
+        assert _outcome(threads, check) == alone
+        if not (flips or planted):
+            assert alone == "ok"
