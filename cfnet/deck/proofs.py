@@ -489,10 +489,10 @@ def check_shuffle(
     sums_at = [
         batch.sum(terms)
         for terms in (
-            [(proof.s3, None), *_terms(proof.s_prime, hs)],
-            _terms([_scalar(c_weight * weight) for weight in u], proof.commitments),
-            _terms(proof.s_prime, outputs),
-            _terms([_scalar(s4 * weight) for weight in u], inputs),
+            [(proof.s3, None), *_terms(proof.s_prime, hs)],  # s3 * G + sum(s'_i * H_i)
+            _terms([_scalar(c_weight * weight) for weight in u], proof.commitments),  # c * c_tilde
+            _terms(proof.s_prime, outputs),  # sum(s'_i * outputs[i])
+            _terms([_scalar(s4 * weight) for weight in u], inputs),  # s4 * x_bar
         )
     ]
     ends_at = batch.jobs(
@@ -506,21 +506,21 @@ def check_shuffle(
             functools.partial(_difference, [(proof.s4, None)], (c, mask)),
         ]
     )
-    t_hat_at = batch.jobs(
+    t_hat_at = batch.jobs(  # s_hat_i * G + s'_i * chain[i-1] - c * chain[i] (chain[-1] = h)
         functools.partial(_difference, [(s_hat, None), (s_prime, previous)], (c, link))
         for s_hat, s_prime, previous, link in zip(
             proof.s_hat, proof.s_prime, [h, *chain[:-1]], chain, strict=True
         )
     )
     points = batch.run()
-    s3_part, c_tilde_c, s_prime_out, x_bar_s4 = (_sum(points[at]) for at in sums_at)
-    t1, t2, t5 = points[ends_at]
+    s3_h, c_tilde_c, s_prime_out, x_bar_s4 = (_sum(points[at]) for at in sums_at)
+    t_c_bar, t_c_hat, t_mask = points[ends_at]
     t = [
-        t1,
-        t2,
-        _sub(s3_part, _not_identity(c_tilde_c)),
+        t_c_bar,
+        t_c_hat,
+        _sub(s3_h, _not_identity(c_tilde_c)),
         _sub(s_prime_out, _not_identity(x_bar_s4)),
-        t5,
+        t_mask,
     ]
     t_hat = points[t_hat_at]
     if _shuffle_challenge(statement, proof.commitments, chain, t, t_hat) != c:
