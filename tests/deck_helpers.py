@@ -1,11 +1,14 @@
-"""Deck operations only the tests need: a fresh seed, one point opened, and the whole final
-deck opened with every seat's keys (what the round audit does with the revealed seeds)."""
+"""Deck operations only the tests need: a fresh seed, one point opened, the whole final deck
+opened with every seat's keys (what the round audit does with the revealed seeds), and the
+deck's thread count set for a while."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
+from cfnet.deck import pool
 from cfnet.deck.derive import SEED_BYTES
 from cfnet.deck.sra import (
     ROUND_DECK_SIZE,
@@ -18,6 +21,17 @@ from cfnet.deck.sra import (
 )
 from cfnet.errors import LocalProtocolError
 from cfnet.game.tiles import Tile
+
+
+@contextlib.contextmanager
+def deck_threads(count: int) -> Iterator[None]:
+    """Within: the deck's work uses `count` threads (as `CFNET_THREADS=count` sets it)."""
+    before = pool.threads()
+    pool.use_threads(count)
+    try:
+        yield
+    finally:
+        pool.use_threads(before)
 
 
 def tile_point(tile: Tile) -> bytes:

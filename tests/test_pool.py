@@ -7,34 +7,23 @@ A process of its own, as `cfnet verify` is: the helper is forked only from a sin
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from cheaters import plays_the_next_tile, run
+from deck_helpers import deck_threads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.deck import pool
 from cfnet.deck.pool import THREADS_VARIABLE, spread
 from cfnet.game.rules import RuleOptions
 from cfnet.protocol.testing import play_protocol_game
 from cfnet.record.logfile import write_log
-
-
-@contextlib.contextmanager
-def deck_threads(count: int) -> Iterator[None]:
-    before = pool.threads()
-    pool.use_threads(count)
-    try:
-        yield
-    finally:
-        pool.use_threads(before)
 
 
 def in_order(work: Callable[[int], int], items: range) -> list[int] | str:

@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cfnet.deck import pool
 from cfnet.deck.derive import context
 from cfnet.deck.proofs import (
     ProofError,
@@ -34,6 +33,7 @@ from cfnet.protocol.wire import BAD_PROOF, pack, unpack
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 from cheaters import Cheater, assert_caught, run
+from deck_helpers import deck_threads
 
 Body = dict[str, Any]
 Rewrite = Callable[[Cheater, str, Body], tuple[str, Body] | None]
@@ -223,14 +223,11 @@ BAD_POINTS = (
 
 def _outcome(threads: int, check: Callable[[], None]) -> str:
     """What a check says with the deck on `threads` threads: "ok", or its error's text."""
-    before = pool.threads()
-    pool.use_threads(threads)
-    try:
-        check()
-    except ProofError as error:
-        return str(error)
-    finally:
-        pool.use_threads(before)
+    with deck_threads(threads):
+        try:
+            check()
+        except ProofError as error:
+            return str(error)
     return "ok"
 
 
